@@ -1,0 +1,71 @@
+"""The `robomemory` command: run | inspect | bench NAME.
+
+Each subcommand lives in its own module exposing ``add_arguments(parser)`` and
+``main(args) -> int``; modules are imported only when their command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
+    "inspect": ("robomemory.commands.inspect", "print a robot's memories"),
+}
+
+BENCHES: dict[str, tuple[str, str]] = {
+    "memory-latency": ("robomemory.eval.memory_latency", "memory update+retrieve wall time"),
+    "kg-growth": ("robomemory.eval.kg_growth", "spatial KG size vs resolver load per step"),
+    "pi0-client": ("robomemory.eval.pi0_client", "π0 client round-trip overhead"),
+    "suite": ("robomemory.eval.suite", "SR/GC of agents and ablations on a suite"),
+    "spatial-accuracy": ("robomemory.eval.spatial_accuracy", "spatial KG accuracy vs ground truth"),
+}
+
+
+def _load(module: str):
+    return importlib.import_module(module)
+
+
+def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
+    parser = argparse.ArgumentParser(prog="robomemory", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True)
+    handlers: dict[str, object] = {}
+    wanted = argv[0] if argv else None
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        if name == wanted:
+            mod = _load(module)
+            mod.add_arguments(p)
+            handlers[name] = mod
+    bench = sub.add_parser("bench", help="benchmarks that print figures")
+    bench_sub = bench.add_subparsers(dest="bench", required=True)
+    wanted_bench = argv[1] if wanted == "bench" and len(argv) > 1 else None
+    for name, (module, help_text) in BENCHES.items():
+        p = bench_sub.add_parser(name, help=help_text)
+        if name == wanted_bench:
+            mod = _load(module)
+            mod.add_arguments(p)
+            handlers[f"bench:{name}"] = mod
+    return parser, handlers
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    flags = [a for a in argv if a in ("-v", "--verbose")]
+    rest = [a for a in argv if a not in flags]
+    parser, handlers = build_parser(rest)
+    args = parser.parse_args(flags + rest)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    key = f"bench:{args.bench}" if args.command == "bench" else args.command
+    return int(handlers[key].main(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""Data types shared by the memory modules, the graph nodes and the inspection tools."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class MemoryHandles(BaseModel):
+    """Serializable pointers to a robot's memories; they live in checkpointed state."""
+
+    robot_id: str
+    episode_id: str
+    spatial_graph_id: str
+    semantic_collection: str
+    episodic_collection: str
+
+    @classmethod
+    def for_robot(cls, robot_id: str, episode_id: str) -> MemoryHandles:
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in robot_id)
+        return cls(
+            robot_id=robot_id,
+            episode_id=episode_id,
+            spatial_graph_id=f"spatial_{safe}",
+            semantic_collection=f"semantic_{safe}",
+            episodic_collection=f"episodic_{safe}",
+        )
+
+
+class Triple(BaseModel):
+    """A spatial relation with its validity window (steps are global per robot)."""
+
+    id: int | None = None
+    subject: str
+    relation: str
+    object: str
+    valid_from_step: int = 0
+    invalidated_at_step: int | None = None
+    episode_id: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.invalidated_at_step is None
+
+    def text(self) -> str:
+        return f"{self.subject} {self.relation} {self.object}"
+
+
+class SpatialUpdateStats(BaseModel):
+    """What one Algorithm-2 update touched (paper Fig. 7)."""
+
+    step: int
+    vertices: int = 0
+    edges: int = 0
+    sent_vertices: int = 0
+    sent_edges: int = 0
+    new_edges: int = 0
+    ops_applied: int = 0
+    ops_rejected: int = 0
+    skipped: bool = Field(default=False, description="True when (episode, step) was already done.")
+
+
+class RetrievedItem(BaseModel):
+    """A long-term memory item returned by MemRL two-phase retrieval."""
+
+    id: str
+    kind: Literal["semantic", "episodic"]
+    text: str
+    level: str | None = Field(default=None, description="semantic: 'action' or 'task'")
+    similarity: float = 0.0
+    q: float = 0.0
+    score: float = 0.0
+    visits: int = 0

@@ -1,0 +1,105 @@
+"""Fakes for the model's answers (tests, notebooks, benchmarks). They are fakes and say so.
+
+``ScriptedChatModel`` answers every structured call through a Python function of the requested
+schema and the messages, so tests script what "the model" says while every other part
+(graph, memory stores, worlds) is real.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableLambda
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+# A responder gets the schema asked for and the messages; it returns the answer as a pydantic
+# object, a dict, or a raw string (to simulate unparseable output).
+Responder = Callable[[type[BaseModel], Sequence[BaseMessage]], BaseModel | dict | str]
+
+
+def message_text(messages: Sequence[BaseMessage]) -> str:
+    """All message text joined (image parts dropped)."""
+    parts: list[str] = []
+    for m in messages:
+        if isinstance(m.content, str):
+            parts.append(m.content)
+        else:
+            parts += [p.get("text", "") for p in m.content if isinstance(p, dict)]
+    return "\n".join(parts)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A FAKE chat model: answers come from ``responder``; optional fixed latency per call."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    responder: Any
+    latency_s: float = 0.0
+    calls: list[str] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-fake"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        raise NotImplementedError("ScriptedChatModel only answers structured calls")
+
+    def with_structured_output(self, schema, *, method="json_schema", include_raw=False, **kw):
+        if method != "json_schema":
+            raise ValueError("robomemory always asks for method='json_schema'")
+
+        def answer(messages: Sequence[BaseMessage]) -> dict[str, Any]:
+            if self.latency_s:
+                time.sleep(self.latency_s)
+            self.calls.append(schema.__name__)
+            out = self.responder(schema, messages)
+            if isinstance(out, BaseModel):
+                text = out.model_dump_json()
+            elif isinstance(out, dict):
+                text = json.dumps(out)
+            else:
+                text = str(out)
+            raw = AIMessage(
+                content=text,
+                usage_metadata={
+                    "input_tokens": len(message_text(messages)) // 4,
+                    "output_tokens": len(text) // 4,
+                    "total_tokens": (len(message_text(messages)) + len(text)) // 4,
+                },
+            )
+            try:
+                parsed = schema.model_validate_json(text)
+                return {"raw": raw, "parsed": parsed, "parsing_error": None}
+            except ValidationError as exc:
+                return {"raw": raw, "parsed": None, "parsing_error": exc}
+
+        return RunnableLambda(lambda msgs: answer(_as_messages(msgs)))
+
+
+def _as_messages(value: Any) -> list[BaseMessage]:
+    if hasattr(value, "to_messages"):
+        return value.to_messages()
+    return list(value)
+
+
+def by_schema(table: dict[str, Callable[[Sequence[BaseMessage]], BaseModel | dict | str]]):
+    """Build a responder that dispatches on the schema's class name."""
+
+    def responder(schema: type[BaseModel], messages: Sequence[BaseMessage]):
+        try:
+            fn = table[schema.__name__]
+        except KeyError:
+            raise KeyError(f"fake model has no answer scripted for {schema.__name__}") from None
+        return fn(messages)
+
+    return responder
+
+
+def chat_result(text: str) -> ChatResult:
+    return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
