@@ -43,6 +43,7 @@ class AgentState(TypedDict, total=False):
     retrieved_ids: Annotated[list[str], union_list]
     spatial_stats: Annotated[list[dict], operator.add]
     condensed: list[dict]
+    working_memory: str
     # planning
     plan: list[dict]
     plan_index: int

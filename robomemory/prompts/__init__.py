@@ -1,1 +1,1 @@
-"""prompts."""
+"""Prompts and their pydantic response schemas, one module per node family."""

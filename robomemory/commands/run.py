@@ -1,0 +1,88 @@
+"""`robomemory run`: play one task with live progress, a summary and a JSON trace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import uuid
+from pathlib import Path
+
+from rich.console import Console
+
+from robomemory.commands.progress import RunProgress, summary_table
+from robomemory.config import AgentConfig, ModelConfig, default_data_dir
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--env", choices=["textworld", "robot"], default="textworld")
+    p.add_argument("--game", help="TextWorld game: a .z8/.ulx path or a bundled game name")
+    p.add_argument("--model", choices=["local", "openai"], default="local")
+    p.add_argument("--model-name", help="model name at the OpenAI-compatible endpoint")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument("--robot-id", default="default", help="whose long-term memory to use")
+    p.add_argument("--data", type=Path, help="memory + checkpoint folder (~/.robomemory)")
+    p.add_argument("--thread", help="thread id (checkpoint key); printed at start")
+    p.add_argument("--resume", action="store_true", help="continue --thread from its checkpoint")
+    p.add_argument("--ablate", default="", help="comma list: critic,spatial,longterm,...")
+    p.add_argument("--trace", type=Path, help="JSON trace file (default: DATA/runs/THREAD.json)")
+    p.add_argument("--policy", help="robot: π0 policy server, ws://HOST:8000")
+    p.add_argument("--rosbridge", help="robot: rosbridge, ws://HOST:9090")
+    p.add_argument("--waypoints", type=Path, help="robot: waypoint map YAML")
+
+
+def make_config(args: argparse.Namespace) -> AgentConfig:
+    data = args.data or default_data_dir()
+    model = ModelConfig(provider=args.model, base_url=args.base_url)
+    if args.model_name:
+        model.model = args.model_name
+    cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot_id)
+    cfg.memory.data_dir = Path(data) / "memory"
+    names = [n.strip() for n in args.ablate.split(",") if n.strip()]
+    return cfg.ablate(names) if names else cfg
+
+
+def make_executor(args: argparse.Namespace):
+    if args.env == "robot":
+        from robomemory.executors.robot import RobotExecutor
+
+        missing = [f for f in ("policy", "rosbridge", "waypoints") if not getattr(args, f)]
+        if missing:
+            raise SystemExit(f"--env robot needs {', '.join('--' + m for m in missing)}")
+        return RobotExecutor.from_urls(args.policy, args.rosbridge, args.waypoints)
+    from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
+
+    return TextWorldExecutor(resolve_game(args.game))
+
+
+def main(args: argparse.Namespace) -> int:
+    from robomemory.graphs.agent import build_agent
+
+    console = Console()
+    if args.resume and not args.thread:
+        console.print("[red]--resume needs --thread ID[/red]")
+        return 2
+    cfg = make_config(args)
+    executor = make_executor(args)
+    thread = args.thread or uuid.uuid4().hex[:12]
+    console.print(f"thread [bold]{thread}[/bold]  model {cfg.model.provider}  "
+                  f"max steps {cfg.max_steps}  memory {cfg.memory.data_dir}")
+    agent = build_agent(cfg, executor)
+    try:
+        with RunProgress(console, cfg.max_steps) as progress:
+            result = agent.run(thread_id=thread, resume=args.resume, on_event=progress.on_event)
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted; resume with --thread {thread} --resume[/yellow]")
+        return 130
+    except Exception:
+        console.print(f"[red]run failed; resume with --thread {thread} --resume[/red]")
+        raise
+    finally:
+        executor.close()
+    console.print(summary_table(result))
+    trace = args.trace or Path(cfg.memory.data_dir).parent / "runs" / f"{thread}.json"
+    trace.parent.mkdir(parents=True, exist_ok=True)
+    payload = result.model_dump() | {"gc": result.gc, "model_calls": result.model_calls}
+    trace.write_text(json.dumps(payload, indent=2, default=str))
+    console.print(f"trace: {trace}")
+    return 0

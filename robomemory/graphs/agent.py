@@ -1,0 +1,176 @@
+"""The Python entry point: build a RoboMemory agent, run an episode, resume a crashed one."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import BaseModel, Field
+
+from robomemory.config import AgentConfig
+from robomemory.executors.base import Action, Executor
+from robomemory.graphs.builder import build_graph
+from robomemory.graphs.context import AgentContext
+
+EventHandler = Callable[[str, dict[str, Any]], None]
+
+
+class EpisodeResult(BaseModel):
+    """What one episode did and cost."""
+
+    thread_id: str
+    episode_id: str
+    task: str = ""
+    success: bool = False
+    score: float | None = None
+    max_score: float | None = None
+    steps: int = 0
+    end_reason: str = ""
+    wall_s: float = 0.0
+    usage: dict[str, dict[str, float]] = Field(default_factory=dict)
+    trajectory: list[dict] = Field(default_factory=list)
+    spatial_stats: list[dict] = Field(default_factory=list)
+    consolidation: dict = Field(default_factory=dict)
+
+    @property
+    def gc(self) -> float | None:
+        """Goal-condition rate: score / max_score."""
+        if self.score is None or not self.max_score:
+            return None
+        return self.score / self.max_score
+
+    @property
+    def model_calls(self) -> int:
+        return int(sum(u.get("calls", 0) for u in self.usage.values()))
+
+    @property
+    def tokens(self) -> tuple[int, int]:
+        p = sum(u.get("prompt_tokens", 0) for u in self.usage.values())
+        c = sum(u.get("completion_tokens", 0) for u in self.usage.values())
+        return int(p), int(c)
+
+
+def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
+    """A SqliteSaver on a file (its folder is created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+
+
+class RoboMemoryAgent:
+    """A compiled RoboMemory graph bound to its live clients."""
+
+    def __init__(self, graph: Any, context: AgentContext):
+        self.graph = graph
+        self.context = context
+
+    def _config(self, thread_id: str) -> dict:
+        limit = self.context.config.max_steps * 12 + 50
+        return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
+
+    def run(
+        self,
+        *,
+        thread_id: str | None = None,
+        episode_id: str | None = None,
+        task: str | None = None,
+        on_event: EventHandler | None = None,
+        resume: bool = False,
+    ) -> EpisodeResult:
+        """Play one episode to its end. With ``resume`` continue the thread's checkpoint."""
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        config = self._config(thread_id)
+        if resume:
+            self._restore_world(config)
+            inputs = None
+        else:
+            inputs = {"handles": {"episode_id": episode_id or thread_id}}
+            if task:
+                inputs["task"] = task
+        started = time.perf_counter()
+        for chunk in self.graph.stream(
+            inputs, config, context=self.context, stream_mode="updates"
+        ):
+            for node, update in chunk.items():
+                if on_event is not None and isinstance(update, dict):
+                    on_event(node, update)
+        return self.result(thread_id, wall_s=time.perf_counter() - started)
+
+    def _restore_world(self, config: dict) -> None:
+        """Bring the live world back to the checkpoint (a crash may have lost it)."""
+        snapshot = self.graph.get_state(config)
+        if not snapshot.values:
+            raise ValueError(f"no checkpoint for thread {config['configurable']['thread_id']!r}")
+        replay = getattr(self.context.executor, "replay", None)
+        if replay is None:
+            return
+        self.context.executor.reset()
+        done = [
+            Action(verb=t["verb"], args=list(t["args"]))
+            for t in snapshot.values.get("trajectory", [])
+        ]
+        replay(done)
+
+    def state(self, thread_id: str) -> dict:
+        return dict(self.graph.get_state(self._config(thread_id)).values)
+
+    def result(self, thread_id: str, wall_s: float = 0.0) -> EpisodeResult:
+        values = self.state(thread_id)
+        return EpisodeResult(
+            thread_id=thread_id,
+            episode_id=(values.get("handles") or {}).get("episode_id", thread_id),
+            task=values.get("task", ""),
+            success=bool(values.get("success")),
+            score=values.get("score"),
+            max_score=values.get("max_score"),
+            steps=int(values.get("step") or 0),
+            end_reason=values.get("end_reason", ""),
+            wall_s=wall_s,
+            usage=values.get("usage") or {},
+            trajectory=values.get("trajectory") or [],
+            spatial_stats=values.get("spatial_stats") or [],
+            consolidation=values.get("consolidation") or {},
+        )
+
+
+def build_agent(
+    config: AgentConfig,
+    executor: Executor,
+    *,
+    llm: Any = None,
+    embedder: Any = None,
+    memory: Any = None,
+    checkpointer: BaseCheckpointSaver | None = None,
+) -> RoboMemoryAgent:
+    """Build a RoboMemory agent. Missing clients are made from ``config``.
+
+    ``llm`` is a StructuredLLM (or a LangChain chat model, wrapped for you); ``checkpointer``
+    defaults to SQLite under the memory data directory.
+    """
+    from robomemory.structured import StructuredLLM
+
+    if llm is None:
+        from robomemory.models import make_llm
+
+        llm = make_llm(config.model)
+    elif not isinstance(llm, StructuredLLM):
+        llm = StructuredLLM(llm, max_retries=config.model.max_retries)
+    if memory is None:
+        from robomemory.memory.system import MemorySystem
+
+        if embedder is None:
+            from robomemory.models import make_embedder
+
+            embedder = make_embedder(config.model)
+        memory = MemorySystem.open(config.memory, embedder, config.robot_id)
+    if checkpointer is None:
+        checkpointer = sqlite_checkpointer(Path(config.memory.data_dir) / "checkpoints.sqlite")
+    graph = build_graph(critic_enabled=config.critic_enabled).compile(checkpointer=checkpointer)
+    context = AgentContext(config=config, llm=llm, memory=memory, executor=executor)
+    return RoboMemoryAgent(graph, context)

@@ -1,0 +1,69 @@
+"""Assembles Algorithm 1 of the paper as a LangGraph StateGraph."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from robomemory.graphs.context import AgentContext
+from robomemory.graphs.state import AgentState
+from robomemory.nodes.consolidate import consolidate
+from robomemory.nodes.critic import critic
+from robomemory.nodes.executor import executor
+from robomemory.nodes.memory_branches import episodic, semantic, spatial, temporal
+from robomemory.nodes.perceive import perceive
+from robomemory.nodes.planner import planner
+from robomemory.nodes.recall import recall
+from robomemory.nodes.start import start
+
+BRANCHES = ("temporal", "spatial", "semantic", "episodic")
+
+
+def route_after_recall(state: AgentState) -> str:
+    """A plan with a next step goes to the critic; no plan or an exhausted one to the planner."""
+    plan = state.get("plan") or []
+    if int(state.get("plan_index") or 0) < len(plan):
+        return "critic"
+    return "planner"
+
+
+def route_after_critic(state: AgentState) -> str:
+    verdict = state.get("verdict") or {}
+    return "executor" if verdict.get("approve", True) else "planner"
+
+
+def route_after_executor(state: AgentState) -> str:
+    return "consolidate" if state.get("done") else "perceive"
+
+
+def build_graph(critic_enabled: bool = True) -> StateGraph:
+    """The uncompiled RoboMemory graph (compile it with or without a checkpointer)."""
+    g = StateGraph(AgentState, context_schema=AgentContext)
+    g.add_node("start", start)
+    g.add_node("perceive", perceive)
+    for name, fn in zip(BRANCHES, (temporal, spatial, semantic, episodic), strict=True):
+        g.add_node(name, fn)
+    g.add_node("recall", recall)
+    g.add_node("planner", planner)
+    if critic_enabled:
+        g.add_node("critic", critic)
+    g.add_node("executor", executor)
+    g.add_node("consolidate", consolidate)
+
+    g.add_edge(START, "start")
+    g.add_edge("start", "perceive")
+    for name in BRANCHES:
+        g.add_edge("perceive", name)
+    g.add_edge(list(BRANCHES), "recall")
+    if critic_enabled:
+        g.add_conditional_edges("recall", route_after_recall, ["planner", "critic"])
+        g.add_conditional_edges("critic", route_after_critic, ["executor", "planner"])
+    else:
+        g.add_conditional_edges(
+            "recall",
+            lambda s: "executor" if route_after_recall(s) == "critic" else "planner",
+            ["planner", "executor"],
+        )
+    g.add_edge("planner", "executor")
+    g.add_conditional_edges("executor", route_after_executor, ["perceive", "consolidate"])
+    g.add_edge("consolidate", END)
+    return g

@@ -1,0 +1,41 @@
+"""Helpers shared by the nodes: context resolution and per-node metering."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from robomemory.executors.base import Observation
+from robomemory.graphs.context import AgentContext, resolve
+
+
+class NodeRun:
+    """Meters one node invocation: model usage and wall time go to ``state['usage']``."""
+
+    def __init__(self, name: str, runtime: Runtime[AgentContext] | None):
+        self.name = name
+        self.ctx = resolve(runtime.context if runtime is not None else None)
+        self.llm = self.ctx.llm.for_node(name)
+        self._t0 = time.perf_counter()
+
+    def finish(self, update: dict[str, Any]) -> dict[str, Any]:
+        usage = self.llm.usage.as_dict()
+        usage["wall_s"] = round(time.perf_counter() - self._t0, 4)
+        usage["runs"] = 1
+        update["usage"] = {self.name: usage}
+        return update
+
+
+def observation_of(state: dict) -> Observation:
+    return Observation.model_validate(state.get("observation") or {})
+
+
+def last_action_text(state: dict) -> str | None:
+    result = state.get("last_result")
+    if not result:
+        return None
+    action = result["action"]
+    call = f"{action['verb']}({', '.join(action.get('args', []))})"
+    return f"{call} -> {result['outcome']}: {result.get('message', '')}".strip()

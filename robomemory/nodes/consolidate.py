@@ -1,0 +1,32 @@
+"""consolidate: at task end, write long-term memory (Mem0 update) and update MemRL utilities."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from robomemory.graphs.context import AgentContext
+from robomemory.graphs.state import AgentState
+from robomemory.nodes.common import NodeRun
+
+
+def consolidate(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    from robomemory.memory.consolidation import consolidate as write_longterm
+    from robomemory.memory.spatial import render_triples
+
+    run = NodeRun("consolidate", runtime)
+    memory = run.ctx.memory
+    spatial_text = render_triples(memory.spatial.triples()) if memory.spatial else ""
+    report = write_longterm(
+        memory,
+        task=state["task"],
+        success=bool(state.get("success")),
+        score=state.get("score"),
+        max_score=state.get("max_score"),
+        temporal_text=memory.temporal.render(list(state.get("temporal") or [])),
+        trajectory=list(state.get("trajectory") or []),
+        spatial_text=spatial_text,
+        retrieved_ids=list(state.get("retrieved_ids") or []),
+        episode_id=state["handles"]["episode_id"],
+        llm=run.llm,
+    )
+    return run.finish({"consolidation": report})

@@ -1,0 +1,26 @@
+"""critic: approve or reject the next step of the current plan (never the first step)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from robomemory.executors.base import Action
+from robomemory.graphs.context import AgentContext
+from robomemory.graphs.state import AgentState
+from robomemory.nodes.common import NodeRun, observation_of
+from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
+
+
+def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    run = NodeRun("critic", runtime)
+    plan = [Action.model_validate(a) for a in state["plan"]]
+    action = plan[state["plan_index"]]
+    user = critic_user(
+        state.get("working_memory") or f"Task: {state['task']}",
+        str(action),
+        [str(a) for a in plan[state["plan_index"] :]],
+    )
+    # Fallback approves: a critic that cannot answer must not stall the agent.
+    fallback = CriticVerdict(approve=True, reason="critic unavailable")
+    verdict = run.llm.call(CriticVerdict, CRITIC_SYSTEM, user, fallback, observation_of(state).images)
+    return run.finish({"verdict": verdict.value.model_dump()})

@@ -1,0 +1,77 @@
+"""The four memory branches (run in parallel by LangGraph fan-out): update with s_t, retrieve with q_t.
+
+Short-term memories (temporal, spatial) update every step; long-term memories (semantic,
+episodic) only retrieve here and update at consolidate.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from robomemory.graphs.context import AgentContext
+from robomemory.graphs.state import AgentState
+from robomemory.memory.base import RetrievedItem
+from robomemory.nodes.common import NodeRun
+
+
+def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    run = NodeRun("temporal", runtime)
+    module = run.ctx.memory.temporal
+    if not run.ctx.config.memory.temporal.enabled:
+        return run.finish({"recalled": {"temporal": ""}})
+    buffer = module.update(list(state.get("temporal") or []), state["summary"], run.llm)
+    return run.finish({"temporal": buffer, "recalled": {"temporal": module.render(buffer)}})
+
+
+def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    from robomemory.memory.spatial import render_triples
+
+    run = NodeRun("spatial", runtime)
+    module = run.ctx.memory.spatial
+    if module is None or not run.ctx.config.memory.spatial.enabled:
+        return run.finish({"recalled": {"spatial": ""}})
+    queries = state.get("queries") or [state["task"]]
+    stats = module.update(
+        state["summary"],
+        queries,
+        step=_global_step(state),
+        episode_id=state["handles"]["episode_id"],
+        llm=run.llm,
+    )
+    text = render_triples(module.retrieve(queries))
+    return run.finish(
+        {"recalled": {"spatial": text}, "spatial_stats": [stats.model_dump()]}
+    )
+
+
+def _global_step(state: AgentState) -> int:
+    """Spatial steps are ordered per robot across tasks: the episode's step is enough here
+    because the spatial store keys its idempotency on (episode_id, step)."""
+    return int(state.get("step") or 0)
+
+
+def _render_items(items: list[RetrievedItem]) -> str:
+    lines = []
+    for item in items:
+        tag = f"{item.kind}/{item.level}" if item.level else item.kind
+        lines.append(f"- [{tag} Q={item.q:.2f}] {item.text}")
+    return "\n".join(lines)
+
+
+def _longterm(kind: str, state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    run = NodeRun(kind, runtime)
+    module = getattr(run.ctx.memory, kind)
+    if module is None:
+        return run.finish({"recalled": {kind: ""}})
+    items = module.retrieve(state.get("queries") or [state["task"]], state["task"])
+    return run.finish(
+        {"recalled": {kind: _render_items(items)}, "retrieved_ids": [i.id for i in items]}
+    )
+
+
+def semantic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    return _longterm("semantic", state, runtime)
+
+
+def episodic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    return _longterm("episodic", state, runtime)

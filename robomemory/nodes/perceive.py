@@ -1,0 +1,39 @@
+"""perceive: the step summarizer S and the query generator Q, run concurrently."""
+
+from __future__ import annotations
+
+from langchain_core.runnables import RunnableLambda, RunnableParallel
+from langgraph.runtime import Runtime
+
+from robomemory.graphs.context import AgentContext
+from robomemory.graphs.state import AgentState
+from robomemory.nodes.common import NodeRun, last_action_text, observation_of
+from robomemory.prompts.perceive import (
+    QUERY_SYSTEM,
+    SUMMARIZER_SYSTEM,
+    MemoryQueries,
+    StepSummary,
+    perceive_user,
+    query_user,
+)
+
+
+def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    run = NodeRun("perceive", runtime)
+    obs = observation_of(state)
+    task = state["task"]
+    user = perceive_user(task, last_action_text(state), obs.text)
+    n = run.ctx.config.n_queries
+
+    def summarize(_: object) -> str:
+        fallback = StepSummary(summary=obs.text.strip()[:300] or "no observation")
+        return run.llm.call(StepSummary, SUMMARIZER_SYSTEM, user, fallback, obs.images).value.summary
+
+    def generate_queries(_: object) -> list[str]:
+        fallback = MemoryQueries(queries=[task])
+        out = run.llm.call(MemoryQueries, QUERY_SYSTEM, query_user(user, n), fallback, obs.images)
+        return [q for q in out.value.queries if q.strip()][:n] or [task]
+
+    both = RunnableParallel(summary=RunnableLambda(summarize), queries=RunnableLambda(generate_queries))
+    out = both.invoke(None)
+    return run.finish({"summary": out["summary"], "queries": out["queries"]})

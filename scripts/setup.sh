@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Set up robomemory in ./.venv.  Usage: bash scripts/setup.sh [EXTRAS]
+#   EXTRAS is a comma list of pyproject extras (default: local). "all" = everything tests need.
+# CPU torch first: an unpinned torch would pull several GB of CUDA packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-local}"
+[ "$extras" = "all" ] && extras="local,dev,robot,worlds,viz,neo4j"
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q torch==2.13.0
+.venv/bin/python -m pip install -q -e ".[${extras}]"
+echo "robomemory installed in .venv with extras: ${extras}"
