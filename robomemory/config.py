@@ -50,7 +50,9 @@ class LongTermConfig(BaseModel):
     semantic_enabled: bool = True
     episodic_enabled: bool = True
     qdrant_url: str | None = Field(default=None, description="Qdrant server; local mode if unset.")
-    update_top_s: int = Field(default=10, ge=1, description="S: similar items shown to the updater.")
+    update_top_s: int = Field(
+        default=10, ge=1, description="S: similar items shown to the updater."
+    )
     semantic_action_n: int = Field(default=2, ge=0, description="N_s: action-level insights.")
     semantic_task_n: int = Field(default=2, ge=0, description="N_t: task-level insights.")
     episodic_n: int = Field(default=5, ge=0, description="Episodes retrieved.")

@@ -103,3 +103,25 @@ def by_schema(table: dict[str, Callable[[Sequence[BaseMessage]], BaseModel | dic
 
 def chat_result(text: str) -> ChatResult:
     return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def scripted(table: dict[str, Callable[[Sequence[BaseMessage]], BaseModel | dict | str]]):
+    """A responder answering scripted schemas from ``table`` and any other schema with its
+    smallest valid instance (so a test scripts only the answers it cares about)."""
+    from robomemory.eval.fake_openai_server import minimal_instance
+
+    def responder(schema: type[BaseModel], messages: Sequence[BaseMessage]):
+        fn = table.get(schema.__name__)
+        if fn is not None:
+            return fn(messages)
+        return minimal_instance(schema.model_json_schema())
+
+    return responder
+
+
+def scripted_llm(table: dict, latency_s: float = 0.0, max_retries: int = 1):
+    """A StructuredLLM over a ScriptedChatModel (a FAKE model) built from ``scripted(table)``."""
+    from robomemory.structured import StructuredLLM
+
+    model = ScriptedChatModel(responder=scripted(table), latency_s=latency_s, calls=[])
+    return StructuredLLM(model, max_retries=max_retries)

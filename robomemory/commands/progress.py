@@ -33,14 +33,22 @@ class RunProgress:
         self.progress.__exit__(*exc)
 
     def on_event(self, node: str, update: dict[str, Any]) -> None:
-        nxt = {"start": "perceive", "perceive": "memory", "recall": "plan/critic",
-               "planner": "execute", "critic": "execute", "executor": "perceive"}
+        nxt = {
+            "start": "perceive",
+            "perceive": "memory",
+            "recall": "plan/critic",
+            "planner": "execute",
+            "critic": "execute",
+            "executor": "perceive",
+        }
         self.progress.update(self.task, description=nxt.get(node, node))
         if node == "start":
             self.console.print(f"[bold]Task:[/bold] {update.get('task', '')}")
         elif node == "planner":
             plan = ", ".join(f"{a['verb']}({', '.join(a['args'])})" for a in update["plan"])
-            self.console.print(f"  [cyan]plan[/cyan] {plan}  [dim]{update.get('plan_reason', '')}[/dim]")
+            self.console.print(
+                f"  [cyan]plan[/cyan] {plan}  [dim]{update.get('plan_reason', '')}[/dim]"
+            )
         elif node == "critic":
             v = update.get("verdict") or {}
             mark = "[green]approve[/green]" if v.get("approve") else "[red]reject[/red]"
@@ -68,9 +76,13 @@ def summary_table(result: Any) -> Table:
     for node, u in sorted(result.usage.items()):
         runs = max(int(u.get("runs", 0)), 1)
         table.add_row(
-            node, str(int(u.get("runs", 0))), str(int(u.get("calls", 0))),
-            str(int(u.get("prompt_tokens", 0))), str(int(u.get("completion_tokens", 0))),
-            str(int(u.get("fallbacks", 0))), f"{u.get('wall_s', 0):.1f}",
+            node,
+            str(int(u.get("runs", 0))),
+            str(int(u.get("calls", 0))),
+            str(int(u.get("prompt_tokens", 0))),
+            str(int(u.get("completion_tokens", 0))),
+            str(int(u.get("fallbacks", 0))),
+            f"{u.get('wall_s', 0):.1f}",
             f"{u.get('wall_s', 0) / runs:.2f}",
         )
     gc = "n/a" if result.gc is None else f"{result.gc:.2f}"

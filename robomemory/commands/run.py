@@ -65,8 +65,10 @@ def main(args: argparse.Namespace) -> int:
     cfg = make_config(args)
     executor = make_executor(args)
     thread = args.thread or uuid.uuid4().hex[:12]
-    console.print(f"thread [bold]{thread}[/bold]  model {cfg.model.provider}  "
-                  f"max steps {cfg.max_steps}  memory {cfg.memory.data_dir}")
+    console.print(
+        f"thread [bold]{thread}[/bold]  model {cfg.model.provider}  "
+        f"max steps {cfg.max_steps}  memory {cfg.memory.data_dir}"
+    )
     agent = build_agent(cfg, executor)
     try:
         with RunProgress(console, cfg.max_steps) as progress:

@@ -94,9 +94,7 @@ class RoboMemoryAgent:
             if task:
                 inputs["task"] = task
         started = time.perf_counter()
-        for chunk in self.graph.stream(
-            inputs, config, context=self.context, stream_mode="updates"
-        ):
+        for chunk in self.graph.stream(inputs, config, context=self.context, stream_mode="updates"):
             for node, update in chunk.items():
                 if on_event is not None and isinstance(update, dict):
                     on_event(node, update)

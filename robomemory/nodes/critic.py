@@ -22,5 +22,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     )
     # Fallback approves: a critic that cannot answer must not stall the agent.
     fallback = CriticVerdict(approve=True, reason="critic unavailable")
-    verdict = run.llm.call(CriticVerdict, CRITIC_SYSTEM, user, fallback, observation_of(state).images)
+    verdict = run.llm.call(
+        CriticVerdict, CRITIC_SYSTEM, user, fallback, observation_of(state).images
+    )
     return run.finish({"verdict": verdict.value.model_dump()})

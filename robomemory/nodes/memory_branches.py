@@ -1,4 +1,4 @@
-"""The four memory branches (run in parallel by LangGraph fan-out): update with s_t, retrieve with q_t.
+"""The four memory branches, run in parallel by LangGraph fan-out: update with s_t, retrieve q_t.
 
 Short-term memories (temporal, spatial) update every step; long-term memories (semantic,
 episodic) only retrieve here and update at consolidate.
@@ -39,9 +39,7 @@ def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         llm=run.llm,
     )
     text = render_triples(module.retrieve(queries))
-    return run.finish(
-        {"recalled": {"spatial": text}, "spatial_stats": [stats.model_dump()]}
-    )
+    return run.finish({"recalled": {"spatial": text}, "spatial_stats": [stats.model_dump()]})
 
 
 def _global_step(state: AgentState) -> int:

@@ -27,13 +27,17 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
     def summarize(_: object) -> str:
         fallback = StepSummary(summary=obs.text.strip()[:300] or "no observation")
-        return run.llm.call(StepSummary, SUMMARIZER_SYSTEM, user, fallback, obs.images).value.summary
+        return run.llm.call(
+            StepSummary, SUMMARIZER_SYSTEM, user, fallback, obs.images
+        ).value.summary
 
     def generate_queries(_: object) -> list[str]:
         fallback = MemoryQueries(queries=[task])
         out = run.llm.call(MemoryQueries, QUERY_SYSTEM, query_user(user, n), fallback, obs.images)
         return [q for q in out.value.queries if q.strip()][:n] or [task]
 
-    both = RunnableParallel(summary=RunnableLambda(summarize), queries=RunnableLambda(generate_queries))
+    both = RunnableParallel(
+        summary=RunnableLambda(summarize), queries=RunnableLambda(generate_queries)
+    )
     out = both.invoke(None)
     return run.finish({"summary": out["summary"], "queries": out["queries"]})

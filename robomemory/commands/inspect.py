@@ -1,0 +1,162 @@
+"""`robomemory inspect --robot ID`: print a robot's memories as tables, optionally draw its KG.
+
+Shows the spatial triples (current and invalidated), the semantic and episodic items with their
+MemRL Q and visit counts, and the long-term change history. Stores are read directly: no model
+or embedder is loaded. Qdrant local mode admits one process at a time, so inspect a robot whose
+agent is running through a Qdrant server (``--qdrant-url``) or after the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from robomemory.config import MemoryConfig, ModelConfig
+from robomemory.memory.base import MemoryHandles, Triple
+from robomemory.memory.history import MemoryHistory
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--robot", required=True, help="robot id whose memories to show")
+    parser.add_argument("--data", type=Path, default=None, help="memory data directory")
+    parser.add_argument("--qdrant-url", default=None, help="Qdrant server (else local mode)")
+    parser.add_argument("--history", type=int, default=50, help="newest change rows shown")
+    parser.add_argument("--html", type=Path, default=None, help="draw the spatial graph (HTML)")
+    parser.add_argument("--png", type=Path, default=None, help="draw the spatial graph (PNG)")
+
+
+def load_triples(cfg: MemoryConfig, handles: MemoryHandles) -> list[Triple]:
+    """Every spatial triple of the robot, invalidated ones included."""
+    from robomemory.memory.spatial import SpatialMemory, open_graph_store
+    from robomemory.models import make_embedder
+
+    store = open_graph_store(cfg.spatial, cfg.data_dir, handles.spatial_graph_id)
+    try:
+        # reading triples computes no embedding; the hash embedder only satisfies the signature
+        memory = SpatialMemory(cfg.spatial, store, make_embedder(ModelConfig(embedder="fake")))
+        return memory.triples(include_invalid=True)
+    finally:
+        store.close()
+
+
+def load_items(
+    cfg: MemoryConfig, handles: MemoryHandles, url: str | None
+) -> list[tuple[str, str, str, dict]]:
+    """(kind, id, text, metadata) of the robot's long-term items, highest Q first."""
+    from robomemory.memory.stores.vector_qdrant import acquire_client, release_client, scan
+
+    path = Path(cfg.data_dir) / "qdrant"
+    if url is None and not path.exists():
+        return []
+    client = acquire_client(path=path, url=url)
+    try:
+        rows = [
+            (kind, pid, text, meta)
+            for kind, coll in (
+                ("semantic", handles.semantic_collection),
+                ("episodic", handles.episodic_collection),
+            )
+            for pid, text, meta in scan(client, coll)
+        ]
+    finally:
+        release_client(client)
+    return sorted(rows, key=lambda r: (r[0], -float(r[3].get("q", 0.0))))
+
+
+def load_history(cfg: MemoryConfig, handles: MemoryHandles, limit: int) -> list[dict]:
+    path = Path(cfg.data_dir) / "history.sqlite3"
+    if not path.exists():
+        return []
+    history = MemoryHistory(path)
+    try:
+        rows: list[dict] = []
+        for coll in (handles.semantic_collection, handles.episodic_collection):
+            rows += history.changes(collection=coll, limit=limit)
+    finally:
+        history.close()
+    return sorted(rows, key=lambda r: r["id"])[-limit:]
+
+
+def triples_table(triples: list[Triple]) -> Table:
+    table = Table(
+        title=f"spatial triples ({sum(t.valid for t in triples)} current, "
+        f"{sum(not t.valid for t in triples)} invalidated)"
+    )
+    for col in ("subject", "relation", "object", "from step", "invalidated at", "episode"):
+        table.add_column(col)
+    for t in sorted(triples, key=lambda t: (not t.valid, t.subject, t.relation, t.object)):
+        style = None if t.valid else "dim"
+        table.add_row(
+            t.subject,
+            t.relation,
+            t.object,
+            str(t.valid_from_step),
+            "" if t.valid else str(t.invalidated_at_step),
+            t.episode_id or "",
+            style=style,
+        )
+    return table
+
+
+def items_table(items: list[tuple[str, str, str, dict]]) -> Table:
+    table = Table(title=f"long-term items ({len(items)})")
+    for col in ("kind", "level", "Q", "visits", "id", "text"):
+        table.add_column(col, overflow="fold")
+    for kind, pid, text, meta in items:
+        table.add_row(
+            kind,
+            meta.get("level") or "",
+            f"{float(meta.get('q', 0.0)):.3f}",
+            str(meta.get("visits", 0)),
+            pid[:8],
+            text,
+        )
+    return table
+
+
+def history_table(rows: list[dict]) -> Table:
+    table = Table(title=f"change history (newest {len(rows)})")
+    for col in ("time", "collection", "event", "item", "change", "episode"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        if r["event"] == "Q":
+            change = f"Q {r['q_old']:.3f} → {r['q_new']:.3f}"
+        elif r["event"] == "UPDATE":
+            change = f"{r['old_text']} → {r['new_text']}"
+        else:
+            change = r["new_text"] or r["old_text"] or ""
+        when = dt.datetime.fromtimestamp(r["ts"]).strftime("%Y-%m-%d %H:%M:%S")
+        table.add_row(
+            when, r["collection"], r["event"], r["item_id"][:8], change, r["episode_id"] or ""
+        )
+    return table
+
+
+def main(args: argparse.Namespace) -> int:
+    cfg = MemoryConfig(data_dir=args.data) if args.data else MemoryConfig()
+    handles = MemoryHandles.for_robot(args.robot, "")
+    console = Console()
+    try:
+        items = load_items(cfg, handles, args.qdrant_url)
+    except RuntimeError as exc:  # local mode: the storage is held by another process
+        console.print(f"[red]cannot read long-term memory: {exc}[/red]")
+        return 2
+    triples = load_triples(cfg, handles)
+    console.print(f"robot [bold]{args.robot}[/bold] · data {cfg.data_dir}")
+    console.print(triples_table(triples))
+    console.print(items_table(items))
+    console.print(history_table(load_history(cfg, handles, args.history)))
+    title = f"spatial memory of robot {args.robot}"
+    if args.html:
+        from robomemory.commands.graph_draw import write_html
+
+        console.print(f"wrote {write_html(triples, args.html, title)}")
+    if args.png:
+        from robomemory.commands.graph_draw import write_png
+
+        console.print(f"wrote {write_png(triples, args.png, title)}")
+    return 0

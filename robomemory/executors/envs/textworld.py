@@ -1,0 +1,376 @@
+"""A real TextWorld game as an executor: the action API of paper Table 4 over game commands.
+
+The executor publishes only what the agent knows: objects named in the observations it has
+received so far (the objective included), rooms it has stood in, and the compass directions.
+``navigate_to`` path-finds (BFS) over the map learned by moving (:mod:`textworld_map`), never
+over the game's hidden map.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+import textworld
+from jericho.jericho import UnsupportedGameWarning
+from textworld import EnvInfos
+from textworld.core import GameState
+from textworld.logic import Proposition
+
+from robomemory.executors.base import (
+    Action,
+    ActionResult,
+    ActionSpace,
+    Observation,
+    Outcome,
+    join_names,
+    rejected,
+)
+from robomemory.executors.envs.textworld_games import (
+    bundled_game,
+    list_bundled_games,
+    resolve_game,
+    walkthrough_actions,
+    walkthrough_commands,
+    world_locations,
+)
+from robomemory.executors.envs.textworld_map import DIRECTIONS, KnownMap
+from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS, KEY_VERBS
+
+__all__ = [
+    "TextWorldExecutor",
+    "bundled_game",
+    "list_bundled_games",
+    "resolve_game",
+    "walkthrough_actions",
+    "walkthrough_commands",
+    "world_locations",
+]
+
+_RECEPTACLE_PARENTS = ["c", "s"]
+_APPLIANCE_TYPES = frozenset({"oven", "stove", "toaster", "bbq"})
+_CUT_VERBS = ("slice", "dice", "chop")
+_BANNER_LINE = re.compile(r"^(?=.*[_|$])[\s_|\\/$<>]+$")
+_END_PROMPT = re.compile(r"\n*Would you like to RESTART.*$", re.DOTALL)
+_PROMPT_TAIL = re.compile(r"\n>[^\n]*\s*$")
+
+_INFOS = EnvInfos(
+    admissible_commands=True,
+    facts=True,
+    objective=True,
+    score=True,
+    max_score=True,
+    won=True,
+    lost=True,
+    inventory=True,
+    description=True,
+    entities=True,
+    policy_commands=True,
+    game=True,
+)
+
+
+def clean_text(text: str) -> str:
+    """Game output without the title banner and the trailing prompt/status line."""
+    text = _END_PROMPT.sub("", _PROMPT_TAIL.sub("", text))
+    lines = [line.rstrip() for line in text.splitlines() if not _BANNER_LINE.search(line)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _norm(name: str) -> str:
+    return " ".join(name.lower().split())
+
+
+class TextWorldExecutor:
+    """Executor over a real TextWorld game (``.z8`` with its ``.json`` beside it).
+
+    ``timeout_s`` is accepted but unused (a game step is instant); ``cancel`` is honoured before
+    each game command. ``emergency_stop`` is a no-op: nothing moves in a text world.
+    """
+
+    def __init__(self, game_path: str | Path) -> None:
+        self.game_path = Path(game_path)
+        with warnings.catch_warnings():
+            # Jericho's own score detection does not know TextWorld games; TextWorld scores them.
+            warnings.simplefilter("ignore", UnsupportedGameWarning)
+            self._env = textworld.start(str(self.game_path), request_infos=_INFOS)
+        self._state: GameState | None = None
+        self._map = KnownMap()
+        self._known: dict[str, None] = {}
+        self._types: dict[str, str] = {}
+        self._room = ""
+        self._done = False
+        self._history: list[Action] = []
+
+    # ----- episode -----
+    def reset(self) -> tuple[str, Observation]:
+        """Restart the game; return its objective and the first observation."""
+        self._state = self._env.reset()
+        game = self._state["game"]
+        self._types = {_norm(v.name): v.type for v in game.infos.values() if v.name}
+        self._map = KnownMap()
+        self._known = {}
+        self._done = False
+        self._history = []
+        self._room = self._locate()
+        self._map.visit(self._room)
+        objective = self._state.objective.strip()
+        feedback = self._state.feedback
+        start = feedback.find(objective[:40]) if objective else -1
+        text = clean_text(feedback[start:] if start >= 0 else feedback)
+        self._observe(text)
+        return objective, self._observation(text)
+
+    def replay(self, actions: Iterable[Action]) -> list[ActionResult]:
+        """Reset, then re-execute ``actions`` (TextWorld is deterministic): restores a run."""
+        self.reset()
+        return [self.execute(a) for a in actions]
+
+    @property
+    def history(self) -> list[Action]:
+        """Actions executed since the last reset (rejected ones excluded)."""
+        return list(self._history)
+
+    # ----- knowledge -----
+    @property
+    def current_room(self) -> str:
+        return self._room
+
+    def known_rooms(self) -> list[str]:
+        """Rooms visited so far."""
+        return self._map.rooms
+
+    def known_objects(self) -> list[str]:
+        """Objects named in the observations received so far."""
+        return list(self._known)
+
+    def current_facts(self) -> list[Proposition]:
+        """The game's ground-truth facts (for tests and benchmarks, not for the agent)."""
+        return list(self._require_state().facts)
+
+    def world_locations(self) -> dict[str, tuple[str, str]]:
+        """Ground-truth ``object -> (relation, holder)`` now."""
+        return world_locations(self.current_facts())
+
+    # ----- action space -----
+    def action_space(self) -> ActionSpace:
+        """Verbs and the targets the agent knows now."""
+        types = set(self._types.values())
+        verbs = list(BASE_VERBS)
+        if "k" in types:
+            verbs += KEY_VERBS
+        if "meal" in types:
+            verbs += COOKING_VERBS
+        kb = self._require_state()["game"].kb.types
+        known = self.known_objects()
+        receptacles = [
+            n for n in known if kb.is_descendant_of(self._types.get(n, ""), _RECEPTACLE_PARENTS)
+        ]
+        return ActionSpace(
+            verbs=verbs,
+            targets={
+                "object": known,
+                "receptacle": receptacles,
+                "appliance": [n for n in known if self._types.get(n) in _APPLIANCE_TYPES],
+                "place": self.known_rooms(),
+                "direction": list(DIRECTIONS),
+            },
+            fallback=Action(verb="look"),
+        )
+
+    # ----- execution -----
+    def execute(
+        self,
+        action: Action,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ActionResult:
+        """Carry out one action; never raises for an invalid, rejected or failed action."""
+        start = time.monotonic()
+        result = self._execute(action, cancel)
+        result.duration_s = time.monotonic() - start
+        if result.outcome != Outcome.REJECTED:
+            self._history.append(action)
+        return result
+
+    def _execute(self, action: Action, cancel: threading.Event | None) -> ActionResult:
+        if self._state is None:
+            return rejected(action, "the game is not started; call reset() first")
+        norm = Action(verb=action.verb.strip(), args=[_norm(a) for a in action.args])
+        problem = self.action_space().validate_action(norm)
+        if norm.verb == "task_complete" and problem is None:
+            return self._complete(action)
+        if problem is None and self._done:
+            problem = "the episode is over; only task_complete() is accepted"
+        if problem is not None:
+            result = rejected(action, problem)
+            result.observation = self._observation("")
+            return result
+        if cancel is not None and cancel.is_set():
+            return self._result(action, Outcome.CANCELED, "canceled before sending", "")
+        if norm.verb == "navigate_to":
+            return self._navigate(action, norm.args[0], cancel)
+        command = self._command_for(norm)
+        if isinstance(command, ActionResult):
+            return command
+        ok, text = self._send(command)
+        outcome = Outcome.SUCCEEDED if ok else Outcome.FAILED
+        return self._result(action, outcome, text, text, commands=[command])
+
+    def _command_for(self, action: Action) -> str | ActionResult:
+        """The game command for an action, or a FAILED result when it cannot be formed."""
+        verb, args = action.verb, action.args
+        admissible = self._require_state().admissible_commands or []
+        if verb == "go":
+            return f"go {args[0]}"
+        if verb == "pick_up":
+            pattern = re.compile(rf"^take {re.escape(args[0])}( from .+)?$")
+            return next((c for c in admissible if pattern.match(c)), f"take {args[0]}")
+        if verb == "put_down_to":
+            obj, holder = args
+            options = [f"put {obj} on {holder}", f"insert {obj} into {holder}"]
+            found = next((c for c in options if c in admissible), None)
+            return found or options[1 if self._types.get(holder) == "c" else 0]
+        if verb in _CUT_VERBS:
+            knife = next((n for n in self._held() if "knife" in n), None)
+            if knife is None:
+                msg = f"{verb} needs a knife in hand; pick up a knife first."
+                return self._result(action, Outcome.FAILED, msg, msg)
+            return f"{verb} {args[0]} with {knife}"
+        if verb == "turn_on":
+            return f"switch on {args[0]}"
+        if verb == "turn_off":
+            return f"switch off {args[0]}"
+        if verb == "cook":
+            return f"cook {args[0]} with {args[1]}"
+        if verb == "unlock":
+            return f"unlock {args[0]} with {args[1]}"
+        if verb == "prepare_meal":
+            return "prepare meal"
+        return " ".join([verb, *args])  # drop, open, close, eat, examine, look, inventory
+
+    def _navigate(self, action: Action, place: str, cancel: threading.Event | None) -> ActionResult:
+        if place == self._room:
+            msg = f"You are already in the {place}."
+            return self._result(action, Outcome.SUCCEEDED, msg, msg)
+        route = self._map.route(self._room, place)
+        if route is None:
+            msg = (
+                f"No known route from {self._room} to {place}; visited rooms: "
+                f"{join_names(self.known_rooms())}. Explore with go(direction)."
+            )
+            return self._result(action, Outcome.FAILED, msg, msg)
+        commands: list[str] = []
+        texts: list[str] = []
+        for direction in route:
+            if cancel is not None and cancel.is_set():
+                return self._result(
+                    action,
+                    Outcome.CANCELED,
+                    f"canceled in {self._room}",
+                    "\n".join(texts),
+                    commands=commands,
+                )
+            command = f"go {direction}"
+            commands.append(command)
+            ok, text = self._send(command)
+            texts.append(text)
+            if not ok:
+                msg = f"Stopped in {self._room} on the way to {place}: {text}"
+                return self._result(action, Outcome.FAILED, msg, text, commands=commands)
+        return self._result(action, Outcome.SUCCEEDED, texts[-1], texts[-1], commands=commands)
+
+    def _complete(self, action: Action) -> ActionResult:
+        state = self._require_state()
+        self._done = True
+        won = bool(state.won)
+        msg = (
+            "Task complete: the game is won."
+            if won
+            else f"Task declared complete but the game is not won (score {state.score}/"
+            f"{state.max_score})."
+        )
+        outcome = Outcome.SUCCEEDED if won else Outcome.FAILED
+        return self._result(action, outcome, msg, msg)
+
+    def _send(self, command: str) -> tuple[bool, str]:
+        """Step the game; return (whether the game accepted it, cleaned text)."""
+        before = self._require_state()
+        admissible = command in (before.admissible_commands or [])
+        facts_before = set(before.facts)
+        room_before = self._room
+        self._state, _, _ = self._env.step(command)
+        self._room = self._locate()
+        if self._room != room_before and command.startswith("go "):
+            self._map.record_move(room_before, command.removeprefix("go "), self._room)
+        self._map.visit(self._room)
+        if self._state.won or self._state.lost:
+            self._done = True
+        text = clean_text(self._state.feedback)
+        self._observe(text)
+        return admissible or set(self._state.facts) != facts_before, text
+
+    # ----- helpers -----
+    def _require_state(self) -> GameState:
+        if self._state is None:
+            raise RuntimeError("the game is not started; call reset() first")
+        return self._state
+
+    def _locate(self) -> str:
+        for fact in self._require_state().facts:
+            if fact.name == "at" and fact.arguments[0].type == "P":
+                return fact.arguments[1].name
+        return ""
+
+    def _held(self) -> list[str]:
+        return [
+            f.arguments[0].name
+            for f in self._require_state().facts
+            if f.name == "in" and f.arguments[1].type == "I"
+        ]
+
+    def _observe(self, text: str) -> None:
+        """Remember every non-room entity named in ``text``."""
+        lowered = text.lower()
+        for name, kind in self._types.items():
+            if kind in ("r", "P", "I") or name in self._known:
+                continue
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered):
+                self._known[name] = None
+
+    def _observation(self, text: str) -> Observation:
+        state = self._require_state()
+        return Observation(
+            text=text,
+            score=float(state.score),
+            max_score=float(state.max_score),
+            done=self._done,
+            won=bool(state.won),
+            lost=bool(state.lost),
+        )
+
+    def _result(
+        self,
+        action: Action,
+        outcome: Outcome,
+        message: str,
+        text: str,
+        commands: list[str] | None = None,
+    ) -> ActionResult:
+        return ActionResult(
+            action=action,
+            outcome=outcome,
+            message=message,
+            observation=self._observation(text),
+            details={"commands": commands or [], "room": self._room},
+        )
+
+    def emergency_stop(self) -> None:
+        """Nothing moves in a text world."""
+
+    def close(self) -> None:
+        self._env.close()

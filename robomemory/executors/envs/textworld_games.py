@@ -1,0 +1,131 @@
+"""Bundled TextWorld games, their oracle walkthroughs in the action API, and ground-truth locations.
+
+The games live in ``robomemory/data/games/`` (made by ``scripts/make_games.py`` with fixed seeds).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from textworld.logic import Proposition
+
+from robomemory.executors.base import Action
+
+GAMES_PACKAGE_DIR = ("data", "games")
+
+# Types of the TextWorld knowledge base whose entities can be carried (object, food, key, meal).
+PORTABLE_TYPES = frozenset({"o", "f", "k", "meal"})
+# Holder types that are bookkeeping of the cooking logic, not places in the world.
+_BOOKKEEPING_TYPES = frozenset({"RECIPE", "ingredient"})
+
+# Game command patterns -> verb of the action API (order matters: first match wins).
+_COMMAND_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^go (\w+)$"), "go"),
+    (re.compile(r"^take (.+?) from (.+)$"), "pick_up"),
+    (re.compile(r"^take (.+)$"), "pick_up"),
+    (re.compile(r"^put (.+?) on (.+)$"), "put_down_to"),
+    (re.compile(r"^insert (.+?) into (.+)$"), "put_down_to"),
+    (re.compile(r"^drop (.+)$"), "drop"),
+    (re.compile(r"^open (.+)$"), "open"),
+    (re.compile(r"^close (.+)$"), "close"),
+    (re.compile(r"^unlock (.+?) with (.+)$"), "unlock"),
+    (re.compile(r"^cook (.+?) with (.+)$"), "cook"),
+    (re.compile(r"^(slice|dice|chop) (.+?) with .+$"), "cut"),
+    (re.compile(r"^eat (.+)$"), "eat"),
+    (re.compile(r"^drink (.+)$"), "drink"),
+    (re.compile(r"^examine (.+)$"), "examine"),
+    (re.compile(r"^prepare meal$"), "prepare_meal"),
+    (re.compile(r"^look$"), "look"),
+    (re.compile(r"^inventory$"), "inventory"),
+]
+
+
+def games_dir() -> Path:
+    """The folder of the bundled games (package data)."""
+    return Path(str(resources.files("robomemory").joinpath(*GAMES_PACKAGE_DIR)))
+
+
+def list_bundled_games() -> list[str]:
+    """Names of the bundled games (``cooking_1room``, ...), sorted."""
+    return sorted(p.stem for p in games_dir().glob("*.z8") if p.with_suffix(".json").exists())
+
+
+def bundled_game(name: str) -> Path:
+    """Path of a bundled game's ``.z8`` (``name`` with or without the suffix)."""
+    stem = name.removesuffix(".z8")
+    path = games_dir() / f"{stem}.z8"
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no bundled game {name!r}; bundled: {', '.join(list_bundled_games())}"
+        )
+    return path
+
+
+DEFAULT_GAME = "cooking_1room"
+
+
+def resolve_game(game: str | Path | None) -> Path:
+    """A game file from a path or a bundled name; the smallest bundled game when None."""
+    if game is None or str(game) == "":
+        return bundled_game(DEFAULT_GAME)
+    path = Path(game).expanduser()
+    if path.suffix in (".z8", ".ulx", ".z5") or path.exists():
+        if not path.exists():
+            raise FileNotFoundError(f"no game file {path}")
+        return path
+    return bundled_game(str(game))
+
+
+def walkthrough_commands(game_path: str | Path) -> list[str]:
+    """The game's oracle walkthrough as game commands, read from the ``.json`` beside the game."""
+    data = json.loads(Path(game_path).with_suffix(".json").read_text())
+    walkthrough = (data.get("metadata") or {}).get("walkthrough")
+    if walkthrough:
+        return list(walkthrough)
+    quests = data.get("quests") or []
+    # Without a stored walkthrough, the longest quest's commands reach the final goal.
+    return max((list(q.get("commands") or []) for q in quests), key=len, default=[])
+
+
+def command_to_action(command: str) -> Action:
+    """Translate one game command into the action API (``take x from y`` -> ``pick_up(x)``)."""
+    text = " ".join(command.strip().lower().split())
+    for pattern, verb in _COMMAND_PATTERNS:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        groups = list(match.groups())
+        if verb == "cut":
+            return Action(verb=groups[0], args=[groups[1]])
+        if verb == "pick_up":
+            return Action(verb=verb, args=[groups[0]])
+        return Action(verb=verb, args=groups)
+    raise ValueError(f"no action of the API for game command {command!r}")
+
+
+def walkthrough_actions(game_path: str | Path) -> list[Action]:
+    """The oracle walkthrough translated into the action API, ending with ``task_complete()``."""
+    actions = [command_to_action(c) for c in walkthrough_commands(game_path)]
+    return [*actions, Action(verb="task_complete")]
+
+
+def world_locations(facts: Iterable[Proposition]) -> dict[str, tuple[str, str]]:
+    """Map each portable object to ``(relation, holder)`` from the game's ground-truth facts.
+
+    Relations are ``in`` (a container, or ``inventory`` when the player carries it), ``on`` (a
+    supporter) and ``at`` (lying in a room).
+    """
+    located: dict[str, tuple[str, str]] = {}
+    for fact in facts:
+        if fact.name not in ("in", "on", "at") or len(fact.arguments) != 2:
+            continue
+        thing, holder = fact.arguments
+        if thing.type not in PORTABLE_TYPES or holder.type in _BOOKKEEPING_TYPES:
+            continue
+        holder_name = "inventory" if holder.type == "I" else holder.name
+        located[thing.name] = (fact.name, holder_name)
+    return located

@@ -1,0 +1,32 @@
+"""The action API a TextWorld game publishes: paper Table 4 verbs plus what the games need."""
+
+from __future__ import annotations
+
+from robomemory.executors.base import VerbSpec
+
+BASE_VERBS = [
+    VerbSpec(name="navigate_to", arg_kinds=["place"], description="walk to a visited room"),
+    VerbSpec(name="go", arg_kinds=["direction"], description="move one room that way (explore)"),
+    VerbSpec(name="pick_up", arg_kinds=["object"], description="take an object"),
+    VerbSpec(
+        name="put_down_to", arg_kinds=["object", "receptacle"], description="put a held object"
+    ),
+    VerbSpec(name="drop", arg_kinds=["object"], description="drop a held object here"),
+    VerbSpec(name="open", arg_kinds=["object"], description="open a container or door"),
+    VerbSpec(name="close", arg_kinds=["object"], description="close a container or door"),
+    VerbSpec(name="turn_on", arg_kinds=["object"]),
+    VerbSpec(name="turn_off", arg_kinds=["object"]),
+    VerbSpec(name="examine", arg_kinds=["object"], description="read or inspect"),
+    VerbSpec(name="look", description="describe the room"),
+    VerbSpec(name="inventory", description="list what you carry"),
+    VerbSpec(name="task_complete", description="declare the task done (ends the episode)"),
+]
+KEY_VERBS = [VerbSpec(name="unlock", arg_kinds=["object", "object"], description="(door, key)")]
+COOKING_VERBS = [
+    VerbSpec(name="slice", arg_kinds=["object"], description="needs a held knife"),
+    VerbSpec(name="dice", arg_kinds=["object"], description="needs a held knife"),
+    VerbSpec(name="chop", arg_kinds=["object"], description="needs a held knife"),
+    VerbSpec(name="cook", arg_kinds=["object", "appliance"], description="cook a held food"),
+    VerbSpec(name="prepare_meal", description="combine the recipe's ingredients"),
+    VerbSpec(name="eat", arg_kinds=["object"]),
+]

@@ -1,0 +1,166 @@
+"""The agent graph end to end on real TextWorld games, with a FAKE model scripted per test."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from robomemory.executors.envs.textworld import (
+    TextWorldExecutor,
+    bundled_game,
+    walkthrough_actions,
+)
+from robomemory.testing import message_text, scripted_llm
+
+
+def walkthrough_planner(game: str):
+    """Plan answers that follow the game's walkthrough one action per plan."""
+    actions = iter(walkthrough_actions(bundled_game(game)))
+
+    def plan(_messages):
+        a = next(actions)
+        return {"thought": "follow the recipe", "steps": [{"action": a.verb, "args": a.args}]}
+
+    return plan
+
+
+APPROVE = {
+    "CriticVerdict": lambda m: {"approve": True, "reason": "fine"},
+    "StepSummary": lambda m: {"summary": "I acted in the kitchen."},
+    "MemoryQueries": lambda m: {"queries": ["where is the cookbook"]},
+}
+
+
+def test_scripted_walkthrough_wins_a_real_game(agent_config, make_agent):
+    llm = scripted_llm({"Plan": walkthrough_planner("cooking_1room"), **APPROVE})
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="win")
+    assert result.success and result.end_reason == "won"  # the game ends when the meal is eaten
+    assert result.gc == 1.0
+    # the walkthrough ends with task_complete(), never needed: the world reported the win first
+    assert result.steps == len(walkthrough_actions(bundled_game("cooking_1room"))) - 1
+    # every step went through perception and all four memory branches, then consolidation
+    for node in ("perceive", "temporal", "spatial", "semantic", "episodic", "recall"):
+        assert result.usage[node]["runs"] == result.steps, node
+    assert result.usage["consolidate"]["runs"] == 1
+    assert result.usage["perceive"]["calls"] >= 2 * result.steps  # S and Q each step
+    state = agent.state("win")
+    assert state["temporal"] and state["handles"]["robot_id"] == "test-bot"
+
+
+def test_critic_skips_first_step_and_always_reject_ends_at_max_steps(agent_config, make_agent):
+    proposals: list[str] = []
+
+    def reject(messages):
+        proposals.append(message_text(messages).rsplit("Proposed next action:", 1)[1].strip())
+        return {"approve": False, "reason": "I never like it"}
+
+    plan = {
+        "thought": "t",
+        "steps": [
+            {"action": "look", "args": []},
+            {"action": "inventory", "args": []},
+            {"action": "look", "args": []},
+        ],
+    }
+    llm = scripted_llm({"Plan": lambda m: plan, "CriticVerdict": reject})
+    agent_config.max_steps = 4
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="reject")
+    assert result.end_reason == "max_steps" and result.steps == 4
+    assert proposals and set(proposals) == {"inventory()"}  # never the first step of a plan
+    assert [t["action"] for t in result.trajectory] == ["look()"] * 4
+    assert result.usage["planner"]["runs"] == 4
+
+
+class CrashOnce:
+    """Wraps a real executor; raises once on the n-th execute, as a crashing driver would."""
+
+    def __init__(self, inner: TextWorldExecutor, crash_at: int):
+        self.inner, self.crash_at, self.calls, self.crashed = inner, crash_at, 0, False
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def execute(self, action, timeout_s=None, cancel=None):
+        self.calls += 1
+        if self.calls == self.crash_at and not self.crashed:
+            self.crashed = True
+            raise RuntimeError("executor crashed")
+        return self.inner.execute(action, timeout_s, cancel)
+
+
+def test_crash_then_resume_finishes_without_rerunning_nodes(agent_config, make_agent):
+    game = "cooking_6rooms"
+    llm = scripted_llm({"Plan": walkthrough_planner(game), **APPROVE})
+    executor = CrashOnce(TextWorldExecutor(bundled_game(game)), crash_at=3)
+    agent = make_agent(agent_config, executor, llm)
+    with pytest.raises(RuntimeError, match="executor crashed"):
+        agent.run(thread_id="crash")
+    before = agent.state("crash")
+    assert before["step"] == 2 and len(before["trajectory"]) == 2
+    calls_before = list(llm.chat_model.calls)
+
+    result = agent.run(thread_id="crash", resume=True)
+    assert result.success and result.gc == 1.0
+    assert result.steps == len(walkthrough_actions(bundled_game(game))) - 1
+    steps = [t["step"] for t in result.trajectory]
+    assert steps == list(range(1, result.steps + 1))  # nothing executed twice
+    # perception ran once per step overall: nothing before the crash ran again
+    all_calls = llm.chat_model.calls
+    assert all_calls[: len(calls_before)] == calls_before
+    assert all_calls.count("StepSummary") == result.steps
+    assert all_calls.count("Plan") == result.steps
+
+
+def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agent):
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet(answer):
+        def fn(_messages):
+            barrier.wait()  # breaks (and fails the run) unless both calls are in flight
+            return answer
+
+        return fn
+
+    llm = scripted_llm(
+        {
+            "StepSummary": meet({"summary": "I see a kitchen."}),
+            "MemoryQueries": meet({"queries": ["where is the cookbook"]}),
+            "Plan": lambda m: {"thought": "t", "steps": [{"action": "task_complete", "args": []}]},
+        }
+    )
+    agent_config.max_steps = 2
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="perceive")
+    assert result.usage["perceive"]["runs"] == 1 and not barrier.broken
+
+
+def test_four_memory_branches_run_concurrently(agent_config, make_agent):
+    llm = scripted_llm(
+        {
+            "Plan": lambda m: {"thought": "t", "steps": [{"action": "look", "args": []}]},
+        }
+    )
+    agent_config.max_steps = 2
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    memory = agent.context.memory
+    barrier = threading.Barrier(4, timeout=10)
+    met: list[str] = []
+
+    def meeting(name, fn):
+        def wrapped(*args, **kwargs):
+            barrier.wait()  # all four branches must be in flight at once
+            met.append(name)
+            return fn(*args, **kwargs)
+
+        return wrapped
+
+    memory.temporal.update = meeting("temporal", memory.temporal.update)
+    memory.spatial.update = meeting("spatial", memory.spatial.update)
+    memory.semantic.retrieve = meeting("semantic", memory.semantic.retrieve)
+    memory.episodic.retrieve = meeting("episodic", memory.episodic.retrieve)
+    result = agent.run(thread_id="branches")
+    assert result.steps == 2 and not barrier.broken
+    assert sorted(met) == sorted(["temporal", "spatial", "semantic", "episodic"] * 2)

@@ -1,0 +1,44 @@
+"""The compiled graph has Algorithm 1's nodes and edges."""
+
+from robomemory.graphs.builder import BRANCHES, build_graph
+
+
+def _edges(graph) -> set[tuple[str, str]]:
+    return {(e.source, e.target) for e in graph.get_graph().edges}
+
+
+def test_nodes_and_edges():
+    g = build_graph().compile()
+    nodes = set(g.get_graph().nodes)
+    assert {
+        "start",
+        "perceive",
+        *BRANCHES,
+        "recall",
+        "planner",
+        "critic",
+        "executor",
+        "consolidate",
+    } <= nodes
+    edges = _edges(g)
+    assert ("__start__", "start") in edges and ("start", "perceive") in edges
+    for branch in BRANCHES:
+        assert ("perceive", branch) in edges, branch
+        assert (branch, "recall") in edges, branch
+    assert {("recall", "planner"), ("recall", "critic")} <= edges
+    assert {("critic", "executor"), ("critic", "planner")} <= edges
+    assert ("planner", "executor") in edges
+    assert {("executor", "perceive"), ("executor", "consolidate")} <= edges
+    assert ("consolidate", "__end__") in edges
+
+
+def test_planner_output_goes_straight_to_executor():
+    """The first step of every new plan bypasses the critic."""
+    edges = _edges(build_graph().compile())
+    assert [t for s, t in edges if s == "planner"] == ["executor"]
+
+
+def test_without_critic_there_is_no_critic_node():
+    g = build_graph(critic_enabled=False).compile()
+    assert "critic" not in g.get_graph().nodes
+    assert ("recall", "executor") in _edges(g)

@@ -1,0 +1,180 @@
+"""The TextWorld executor on the real bundled games (real textworld, no fakes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from robomemory.executors.base import Action, Executor, Outcome
+from robomemory.executors.envs.textworld import (
+    TextWorldExecutor,
+    bundled_game,
+    list_bundled_games,
+    walkthrough_actions,
+    world_locations,
+)
+from robomemory.executors.envs.textworld_games import command_to_action
+
+
+@pytest.fixture
+def six_rooms() -> Iterator[TextWorldExecutor]:
+    ex = TextWorldExecutor(bundled_game("cooking_6rooms"))
+    ex.reset()
+    yield ex
+    ex.close()
+
+
+def act(verb: str, *args: str) -> Action:
+    return Action(verb=verb, args=list(args))
+
+
+def test_bundled_games_are_listed() -> None:
+    games = list_bundled_games()
+    assert len(games) >= 5
+    assert "cooking_1room" in games and "custom_3rooms" in games
+    assert bundled_game("cooking_1room").with_suffix(".json").exists()
+    with pytest.raises(FileNotFoundError, match="cooking_1room"):
+        bundled_game("no_such_game")
+
+
+@pytest.mark.parametrize("name", list_bundled_games())
+def test_walkthrough_wins_each_game(name: str) -> None:
+    ex = TextWorldExecutor(bundled_game(name))
+    assert isinstance(ex, Executor)
+    task, first = ex.reset()
+    assert task and first.text and first.score == 0 and first.max_score > 0
+    results = [ex.execute(a) for a in walkthrough_actions(bundled_game(name))]
+    ex.close()
+    assert [r.outcome for r in results] == [Outcome.SUCCEEDED] * len(results), [
+        (str(r.action), r.message) for r in results if not r.ok
+    ]
+    last = results[-1].observation
+    assert last.won and last.done and last.score == last.max_score
+
+
+def test_command_translation() -> None:
+    assert command_to_action("take red onion from fridge") == act("pick_up", "red onion")
+    assert command_to_action("insert apple into box") == act("put_down_to", "apple", "box")
+    assert command_to_action("dice banana with knife") == act("dice", "banana")
+    assert command_to_action("cook banana with stove") == act("cook", "banana", "stove")
+    assert command_to_action("prepare meal") == act("prepare_meal")
+    with pytest.raises(ValueError):
+        command_to_action("xyzzy")
+
+
+def test_game_rejected_action_is_failed_with_game_message(six_rooms: TextWorldExecutor) -> None:
+    result = six_rooms.execute(act("pick_up", "toilet"))
+    assert result.outcome == Outcome.FAILED
+    assert result.message and result.message == result.observation.text
+    assert result.details["commands"] == ["take toilet"]
+    wall = six_rooms.execute(act("go", "west"))
+    assert wall.outcome == Outcome.FAILED and "can't go" in wall.message.lower()
+    assert six_rooms.current_room == "bathroom"
+
+
+def test_unknown_verb_or_target_is_rejected_with_choices(six_rooms: TextWorldExecutor) -> None:
+    facts = set(six_rooms.current_facts())
+    verb = six_rooms.execute(act("fly", "north"))
+    assert verb.outcome == Outcome.REJECTED and "navigate_to" in verb.message
+    # The chicken breast exists in the game but the agent has not seen it yet.
+    unseen = six_rooms.execute(act("pick_up", "chicken breast"))
+    assert unseen.outcome == Outcome.REJECTED and "toilet" in unseen.message
+    arity = six_rooms.execute(act("open"))
+    assert arity.outcome == Outcome.REJECTED
+    assert set(six_rooms.current_facts()) == facts and six_rooms.history == []
+
+
+def test_navigate_only_over_visited_rooms(six_rooms: TextWorldExecutor) -> None:
+    early = six_rooms.execute(act("navigate_to", "kitchen"))
+    assert early.outcome == Outcome.REJECTED and "bathroom" in early.message
+    for _ in range(3):
+        assert six_rooms.execute(act("go", "east")).ok
+    assert six_rooms.current_room == "kitchen"
+    assert six_rooms.known_rooms() == ["bathroom", "corridor", "livingroom", "kitchen"]
+    back = six_rooms.execute(act("navigate_to", "bathroom"))
+    assert back.ok and six_rooms.current_room == "bathroom"
+    assert back.details["commands"] == ["go west"] * 3
+    again = six_rooms.execute(act("navigate_to", "livingroom"))
+    assert again.ok and six_rooms.current_room == "livingroom"
+
+
+def test_navigate_stops_at_a_closed_door() -> None:
+    ex = TextWorldExecutor(bundled_game("cooking_6rooms_open"))
+    ex.reset()
+    assert ex.execute(act("go", "north")).outcome == Outcome.FAILED  # the door is closed
+    assert ex.execute(act("open", "plain door")).ok
+    assert ex.execute(act("go", "north")).ok and ex.current_room == "kitchen"
+    assert ex.execute(act("close", "plain door")).ok
+    blocked = ex.execute(act("navigate_to", "pantry"))
+    ex.close()
+    assert blocked.outcome == Outcome.FAILED and "kitchen" in blocked.message
+
+
+def test_action_space_lists_only_seen_objects(six_rooms: TextWorldExecutor) -> None:
+    space = six_rooms.action_space()
+    assert "toilet" in space.targets["object"]
+    assert "fridge" not in space.targets["object"] and "sofa" not in space.targets["object"]
+    assert space.targets["place"] == ["bathroom"]
+    assert space.fallback == act("look")
+    assert space.verb("cook") is not None and space.verb("navigate_to") is not None
+    six_rooms.execute(act("go", "east"))
+    six_rooms.execute(act("go", "east"))
+    space = six_rooms.action_space()
+    assert "sofa" in space.targets["object"] and "fridge" not in space.targets["object"]
+    six_rooms.execute(act("go", "east"))
+    space = six_rooms.action_space()
+    assert {"fridge", "chicken breast", "stove"} <= set(space.targets["object"])
+    assert "stove" in space.targets["appliance"] and "fridge" in space.targets["receptacle"]
+
+
+def test_cutting_needs_a_held_knife() -> None:
+    ex = TextWorldExecutor(bundled_game("cooking_1room_cut"))
+    ex.reset()
+    ex.execute(act("pick_up", "red onion"))
+    no_knife = ex.execute(act("dice", "red onion"))
+    assert no_knife.outcome == Outcome.FAILED and "knife" in no_knife.message
+    assert no_knife.details["commands"] == []
+    assert ex.execute(act("pick_up", "knife")).ok
+    diced = ex.execute(act("dice", "red onion"))
+    ex.close()
+    assert diced.ok and diced.details["commands"] == ["dice red onion with knife"]
+    assert diced.observation.score == 2
+
+
+def test_task_complete_ends_the_episode(six_rooms: TextWorldExecutor) -> None:
+    done = six_rooms.execute(act("task_complete"))
+    assert done.observation.done and not done.observation.won
+    assert done.outcome == Outcome.FAILED
+    after = six_rooms.execute(act("look"))
+    assert after.outcome == Outcome.REJECTED
+
+
+def test_replay_restores_the_same_state(six_rooms: TextWorldExecutor) -> None:
+    for action in walkthrough_actions(bundled_game("cooking_6rooms"))[:6]:
+        six_rooms.execute(action)
+    six_rooms.execute(act("fly"))  # rejected, not part of the history
+    other = TextWorldExecutor(bundled_game("cooking_6rooms"))
+    results = other.replay(six_rooms.history)
+    assert len(results) == 6
+    assert results[-1].observation.score == 1
+    assert other.current_room == six_rooms.current_room == "kitchen"
+    assert set(other.current_facts()) == set(six_rooms.current_facts())
+    assert other.known_rooms() == six_rooms.known_rooms()
+    assert other.known_objects() == six_rooms.known_objects()
+    other.close()
+
+
+def test_world_locations_follow_the_game() -> None:
+    ex = TextWorldExecutor(bundled_game("custom_3rooms"))
+    ex.reset()
+    start = ex.world_locations()
+    assert start["teapot"] == ("in", "refrigerator")
+    assert start["broom"] == ("at", "washroom")
+    assert "refrigerator" not in start and "pan" not in start  # fixed furniture
+    ex.execute(act("open", "refrigerator"))
+    ex.execute(act("pick_up", "teapot"))
+    assert ex.world_locations()["teapot"] == ("in", "inventory")
+    ex.execute(act("put_down_to", "teapot", "pan"))
+    assert world_locations(ex.current_facts())["teapot"] == ("on", "pan")
+    ex.close()
