@@ -50,12 +50,15 @@ def resolve(context: AgentContext | dict | None) -> AgentContext:
             executor=context.get("executor"),
         )
     ctx = context or AgentContext()
+    if not isinstance(ctx.config, AgentConfig):  # a server passes the JSON it was given
+        ctx.config = AgentConfig.model_validate(ctx.config or {})
     if ctx.llm is None:
         from robomemory.models import make_llm
 
-        model_cfg = ctx.config.model.model_copy(
-            update={"provider": os.environ.get("ROBOMEMORY_MODEL_PROVIDER", "local")}
-        )
+        model_cfg = ctx.config.model
+        if os.environ.get("ROBOMEMORY_MODEL_PROVIDER"):
+            provider = os.environ["ROBOMEMORY_MODEL_PROVIDER"]
+            model_cfg = model_cfg.model_copy(update={"provider": provider})
         ctx.llm = _default(f"llm:{model_cfg.model_dump_json()}", lambda: make_llm(model_cfg))
     if ctx.memory is None:
         from robomemory.memory.system import MemorySystem

@@ -1,0 +1,246 @@
+"""RobotExecutor: the paper's low-level executor (§3.4) behind the same Executor protocol as the
+simulated worlds. navigate_to → SLAM navigation; pick_up / put_down_to / open / close /
+turn_on / turn_off → the π0 skill; task_complete → no-op (the robot trusts the planner).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from robomemory.executors.arm import Arm, ArmError, FakeArm
+from robomemory.executors.base import (
+    Action,
+    ActionResult,
+    ActionSpace,
+    Observation,
+    Outcome,
+    VerbSpec,
+    join_names,
+    rejected,
+)
+from robomemory.executors.frames import jpeg_data_url
+from robomemory.executors.navigation import (
+    MoveBaseClient,
+    Nav2Client,
+    NavClient,
+    close_rosbridge,
+    connect_rosbridge,
+)
+from robomemory.executors.pi0 import Pi0Client
+from robomemory.executors.skills import MANIPULATION_VERBS, Pi0Skill, SkillConfig, SuccessCheck
+from robomemory.executors.waypoints import WaypointMap
+
+log = logging.getLogger(__name__)
+
+NAVIGATE, TASK_COMPLETE = "navigate_to", "task_complete"
+
+# Paper Table 4, real-world column.
+ROBOT_VERBS: tuple[VerbSpec, ...] = (
+    VerbSpec(name=NAVIGATE, arg_kinds=["point"], description="drive to a named point"),
+    VerbSpec(name="pick_up", arg_kinds=["object"], description="grasp an object"),
+    VerbSpec(name="put_down_to", arg_kinds=["receptacle"], description="place the held object"),
+    VerbSpec(name="open", arg_kinds=["object"]),
+    VerbSpec(name="close", arg_kinds=["object"]),
+    VerbSpec(name="turn_on", arg_kinds=["object"]),
+    VerbSpec(name="turn_off", arg_kinds=["object"]),
+    VerbSpec(name=TASK_COMPLETE, description="declare the task finished"),
+)
+
+
+def load_arm(spec: Arm | str | None) -> Arm:
+    """An Arm instance from an object, a ``"module:factory"`` string, or ``$ROBOMEMORY_ARM``."""
+    spec = spec if spec is not None else os.environ.get("ROBOMEMORY_ARM")
+    if spec is None:
+        log.warning("no arm driver given (arm=/ROBOMEMORY_ARM): using a FakeArm, nothing moves")
+        return FakeArm()
+    if isinstance(spec, str):
+        module, _, name = spec.partition(":")
+        if not name:
+            raise ValueError(f"arm must be 'module:factory', got {spec!r}")
+        spec = getattr(importlib.import_module(module), name)()
+    if not isinstance(spec, Arm):
+        raise TypeError(f"{type(spec).__name__} lacks get_observation/apply_action/stop")
+    return spec
+
+
+class RobotExecutor:
+    """Routes high-level actions to navigation and the π0 skill; never raises for failures."""
+
+    def __init__(
+        self,
+        arm: Arm,
+        waypoints: WaypointMap,
+        navigation: NavClient | None = None,
+        skill: Pi0Skill | None = None,
+        *,
+        task: str = "",
+        objects: Sequence[str] | None = None,
+        receptacles: Sequence[str] | None = None,
+        nav_timeout_s: float = 120.0,
+        skill_timeout_s: float = 90.0,
+        planner_camera: str = "cam_high",
+        on_close: list | None = None,
+    ) -> None:
+        self.arm = arm
+        self.waypoints = waypoints
+        self.navigation = navigation
+        self.skill = skill
+        self.task = task
+        self.objects = list(objects) if objects is not None else None
+        self.receptacles = list(receptacles) if receptacles is not None else self.objects
+        self.nav_timeout_s = nav_timeout_s
+        self.skill_timeout_s = skill_timeout_s
+        self.planner_camera = planner_camera
+        self.location: str | None = None
+        self._running: threading.Event | None = None
+        self._lock = threading.Lock()
+        self._on_close = list(on_close or [])
+
+    @classmethod
+    def from_urls(
+        cls,
+        policy_url: str,
+        rosbridge_url: str,
+        waypoints_path: str | Path,
+        *,
+        arm: Arm | str | None = None,
+        ros_version: int = 2,
+        skill_config: SkillConfig | None = None,
+        success_check: SuccessCheck | None = None,
+        connect_timeout_s: float = 10.0,
+        **kwargs,
+    ) -> RobotExecutor:
+        """Connect to an openpi policy server and rosbridge; load the waypoint file.
+
+        ``arm`` is an :class:`Arm`, or ``"module:factory"`` naming a callable that returns one
+        (default: ``$ROBOMEMORY_ARM``); without either, a FakeArm is used and nothing moves.
+        Raises ConnectionError (or a subclass) when either server is unreachable.
+        """
+        arm = load_arm(arm)
+        waypoints = WaypointMap.load(waypoints_path)
+        client = Pi0Client(policy_url, connect_timeout_s=connect_timeout_s)
+        client.connect()
+        try:
+            ros = connect_rosbridge(rosbridge_url, timeout_s=connect_timeout_s)
+        except ConnectionError:
+            client.close()
+            raise
+        nav: NavClient = Nav2Client(ros) if ros_version == 2 else MoveBaseClient(ros)
+        skill = Pi0Skill(client, arm, skill_config, success_check=success_check)
+        closers = [nav.close, lambda: close_rosbridge(ros), client.close]
+        return cls(arm, waypoints, nav, skill, on_close=closers, **kwargs)
+
+    # Executor protocol ---------------------------------------------------------------------------
+
+    def reset(self) -> tuple[str, Observation]:
+        self.location = None
+        points = join_names(self.waypoints.names)
+        text = f"The robot is at an unknown spot. Navigation points: {points}."
+        return self.task, self._observe(text)
+
+    def action_space(self) -> ActionSpace:
+        targets: dict[str, list[str]] = {"point": self.waypoints.names}
+        if self.objects is not None:
+            targets["object"] = list(self.objects)
+        if self.receptacles is not None:
+            targets["receptacle"] = list(self.receptacles)
+        return ActionSpace(
+            verbs=list(ROBOT_VERBS),
+            targets=targets,
+            fallback=Action(verb=NAVIGATE, args=[self.waypoints.names[0]]),
+        )
+
+    def execute(
+        self,
+        action: Action,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ActionResult:
+        problem = self.action_space().validate_action(action)
+        if problem is not None:
+            return rejected(action, problem)
+        if action.verb == TASK_COMPLETE:
+            return ActionResult(
+                action=action,
+                outcome=Outcome.SUCCEEDED,
+                message="task declared complete",
+                observation=Observation(),
+            )
+        cancel = cancel or threading.Event()
+        with self._lock:
+            if self._running is not None:
+                return rejected(action, "another action is still running")
+            self._running = cancel
+        try:
+            if action.verb == NAVIGATE:
+                return self._navigate(action, timeout_s or self.nav_timeout_s, cancel)
+            if action.verb in MANIPULATION_VERBS and self.skill is not None:
+                return self.skill.run(action, timeout_s or self.skill_timeout_s, cancel)
+            return rejected(action, f"{action.verb} is not available on this robot")
+        finally:
+            with self._lock:
+                self._running = None
+
+    def emergency_stop(self) -> None:
+        """Cancel the running action, stop the arm and cancel every navigation goal."""
+        with self._lock:
+            running = self._running
+        if running is not None:
+            running.set()
+        self.arm.stop()
+        if self.navigation is not None:
+            self.navigation.cancel_all()
+
+    def close(self) -> None:
+        for fn in self._on_close:
+            try:
+                fn()
+            except (OSError, RuntimeError, ConnectionError) as exc:
+                log.warning("closing robot connection: %s", exc)
+        self._on_close = []
+
+    # internals -----------------------------------------------------------------------------------
+
+    def _navigate(self, action: Action, timeout_s: float, cancel: threading.Event) -> ActionResult:
+        started = time.monotonic()
+        name = action.args[0]
+        waypoint = self.waypoints.get(name)
+        if waypoint is None:  # validate_action already checks; kept for direct callers
+            valid = join_names(self.waypoints.names)
+            return rejected(action, f"unknown point {name!r}; valid: {valid}")
+        if self.navigation is None:
+            return rejected(action, "navigation is not available on this robot")
+        res = self.navigation.navigate(waypoint, timeout_s, cancel)
+        if res.outcome == Outcome.SUCCEEDED:
+            self.location = name
+        elif res.outcome != Outcome.REJECTED:
+            self.location = None  # the base may have moved part of the way
+        where = self.location or "an unknown spot (navigation did not finish)"
+        text = f"{action} {res.outcome.value}: {res.message}. The robot is at {where}."
+        details = {"status": res.status, "feedback_count": res.feedback_count}
+        if res.feedback:
+            details["last_feedback"] = res.feedback
+        return ActionResult(
+            action=action,
+            outcome=res.outcome,
+            message=res.message,
+            error_code=res.error_code,
+            observation=self._observe(text),
+            duration_s=time.monotonic() - started,
+            details=details,
+        )
+
+    def _observe(self, text: str) -> Observation:
+        try:
+            frames = self.arm.get_observation().images
+        except ArmError as exc:
+            log.error("camera read failed: %s", exc)
+            return Observation(text=text)
+        frame = frames.get(self.planner_camera)
+        return Observation(text=text, images=[jpeg_data_url(frame)] if frame is not None else [])

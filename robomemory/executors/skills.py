@@ -1,0 +1,281 @@
+"""The π0 manipulation skill loop (paper §3.4, App. F.4).
+
+A high-level action (pick_up(banana), open(oven), ...) becomes a language prompt; then, until
+the skill is judged done, max steps, a timeout or a cancel: observe (3 cameras at 224×224 +
+14-dim state) → ask the policy server for an action chunk (H×14) → apply its first m actions to
+the arm at the control rate, each clamped to the joint limits. Any error stops the arm.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from robomemory.executors.arm import (
+    ACTION_DIM,
+    DEFAULT_CAMERAS,
+    Arm,
+    ArmError,
+    ArmObservation,
+    JointLimits,
+    aloha_joint_limits,
+)
+from robomemory.executors.base import Action, ActionResult, Observation, Outcome
+from robomemory.executors.frames import jpeg_data_url, resize_with_pad, to_chw
+from robomemory.executors.pi0 import Pi0Client, PolicyError, PolicyServerError, PolicyTimeout
+from robomemory.prompts.robot import SKILL_CHECK_SYSTEM, SkillCheck, skill_check_user
+
+log = logging.getLogger(__name__)
+
+MANIPULATION_VERBS = ("pick_up", "put_down_to", "open", "close", "turn_on", "turn_off")
+
+DEFAULT_TEMPLATES: dict[str, str] = {
+    "pick_up": "pick up the {0}",
+    "put_down_to": "put the object in hand on the {0}",
+    "open": "open the {0}",
+    "close": "close the {0}",
+    "turn_on": "turn on the {0}",
+    "turn_off": "turn off the {0}",
+}
+
+# Error codes of skill results (ActionResult.error_code).
+ERR_POLICY = 1
+ERR_POLICY_SERVER = 2
+ERR_POLICY_TIMEOUT = 3
+ERR_ARM = 4
+ERR_BAD_CHUNK = 5
+
+
+class SkillConfig(BaseModel):
+    """How a skill runs; defaults follow openpi's ALOHA setup (50 Hz, 50-step chunks)."""
+
+    templates: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
+    cameras: list[str] = Field(default_factory=lambda: list(DEFAULT_CAMERAS))
+    image_size: int = 224
+    control_hz: float = Field(default=50.0, gt=0)
+    actions_per_chunk: int = Field(default=25, ge=1, description="m: actions applied per chunk")
+    max_steps: int = Field(default=1000, ge=1, description="control steps per skill")
+    check_every_chunks: int = Field(default=4, ge=1, description="success check period")
+    planner_camera: str = "cam_high"
+    clip_frames: int = Field(default=1, ge=1, description="skill frames shown to the planner")
+
+
+SuccessCheck = Callable[[str, ArmObservation, int], bool]
+"""(instruction, fresh observation, control steps so far) -> done?"""
+
+
+@dataclass
+class ModelSuccessCheck:
+    """Asks a (vision) model whether the skill is done, through NodeLLM + SkillCheck."""
+
+    llm: object  # robomemory.structured.StructuredLLM
+    cameras: tuple[str, ...] = ("cam_high",)
+    node: str = "skill_check"
+    last_reason: str = field(default="", init=False)
+
+    def __call__(self, instruction: str, obs: ArmObservation, steps: int) -> bool:
+        images = [jpeg_data_url(obs.images[c]) for c in self.cameras if c in obs.images]
+        user = skill_check_user(instruction, steps, [float(v) for v in obs.state])
+        res = self.llm.for_node(self.node).call(
+            SkillCheck,
+            SKILL_CHECK_SYSTEM,
+            user,
+            SkillCheck(done=False, reason="no verdict"),
+            images=images,
+        )
+        self.last_reason = res.value.reason
+        return bool(res.value.done)
+
+
+class Pi0Skill:
+    """Runs manipulation skills on ``arm`` with actions from a π0 policy server."""
+
+    def __init__(
+        self,
+        client: Pi0Client,
+        arm: Arm,
+        config: SkillConfig | None = None,
+        limits: JointLimits | None = None,
+        success_check: SuccessCheck | None = None,
+    ) -> None:
+        self.client = client
+        self.arm = arm
+        self.config = config or SkillConfig()
+        self.limits = limits or aloha_joint_limits()
+        self.success_check = success_check
+
+    def instruction(self, action: Action) -> str:
+        template = self.config.templates.get(action.verb)
+        if template is None:
+            raise KeyError(f"no prompt template for {action.verb!r}")
+        return template.format(*action.args)
+
+    def policy_input(self, obs: ArmObservation, prompt: str) -> dict:
+        """openpi ALOHA input: CHW uint8 images per camera, float32 state, prompt."""
+        size = self.config.image_size
+        images = {}
+        for cam in self.config.cameras:
+            if cam in obs.images:
+                images[cam] = to_chw(resize_with_pad(obs.images[cam], size, size))
+        return {
+            "images": images,
+            "state": np.asarray(obs.state, dtype=np.float32),
+            "prompt": prompt,
+        }
+
+    def observation(
+        self, obs: ArmObservation, text: str, clip: list[np.ndarray] | None = None
+    ) -> Observation:
+        """Text plus the planner camera: up to ``clip_frames`` frames, the fresh one last."""
+        cam = self.config.planner_camera
+        frames = list(clip or [])
+        if cam in obs.images:
+            frames.append(obs.images[cam])
+        keep = self.config.clip_frames
+        if keep == 1:
+            frames = frames[-1:]
+        elif len(frames) > keep:
+            idx = np.linspace(0, len(frames) - 1, keep).round().astype(int)
+            frames = [frames[i] for i in idx]
+        return Observation(text=text, images=[jpeg_data_url(f) for f in frames])
+
+    def run(
+        self,
+        action: Action,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ActionResult:
+        """Run one skill to completion; never raises for hardware or policy failures."""
+        started = time.monotonic()
+        deadline = started + timeout_s if timeout_s else None
+        cancel = cancel or threading.Event()
+        prompt = self.instruction(action)
+        run = _SkillRun(self, action, prompt, started, deadline, cancel)
+        try:
+            outcome, message, code = run.loop()
+        except PolicyServerError as exc:
+            outcome, message = Outcome.ERROR, f"policy server error: {_tail(exc)}"
+            code = ERR_POLICY_SERVER
+        except PolicyTimeout as exc:
+            if deadline is not None and time.monotonic() >= deadline - 0.01:
+                outcome, message, code = Outcome.TIMEOUT, f"skill timed out: {exc}", None
+            else:
+                outcome, message = Outcome.ERROR, f"policy timed out: {exc}"
+                code = ERR_POLICY_TIMEOUT
+        except PolicyError as exc:
+            outcome, message, code = Outcome.ERROR, f"policy unavailable: {exc}", ERR_POLICY
+        except ArmError as exc:
+            outcome, message, code = Outcome.ERROR, f"arm fault: {exc}", ERR_ARM
+        if outcome != Outcome.SUCCEEDED:
+            self.arm.stop()
+            log.warning("%s: %s (%s)", action, outcome, message)
+        text = f"{action} {outcome.value}: {message}"
+        try:
+            fresh = self.observation(self.arm.get_observation(), text, run.clip)
+        except ArmError as exc:
+            log.error("no observation after %s: %s", action, exc)
+            fresh = Observation(text=text)
+        return ActionResult(
+            action=action,
+            outcome=outcome,
+            message=message,
+            error_code=code,
+            observation=fresh,
+            duration_s=time.monotonic() - started,
+            details={
+                "prompt": prompt,
+                "steps": run.steps,
+                "chunks": run.chunks,
+                "clamped": run.clamped,
+            },
+        )
+
+
+def _tail(exc: Exception, lines: int = 3) -> str:
+    return " | ".join(str(exc).strip().splitlines()[-lines:])
+
+
+@dataclass
+class _SkillRun:
+    skill: Pi0Skill
+    action: Action
+    prompt: str
+    started: float
+    deadline: float | None
+    cancel: threading.Event
+    steps: int = 0
+    chunks: int = 0
+    clamped: int = 0
+    clip: list[np.ndarray] = field(default_factory=list)
+
+    def _remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def loop(self) -> tuple[Outcome, str, int | None]:
+        cfg = self.skill.config
+        period = 1.0 / cfg.control_hz
+        while self.steps < cfg.max_steps:
+            if self.cancel.is_set():
+                return Outcome.CANCELED, f"canceled after {self.steps} steps", None
+            remaining = self._remaining()
+            if remaining is not None and remaining <= 0:
+                return Outcome.TIMEOUT, f"timed out after {self.steps} steps", None
+            obs = self.skill.arm.get_observation()
+            if cfg.clip_frames > 1 and cfg.planner_camera in obs.images:
+                self.clip.append(obs.images[cfg.planner_camera])
+            infer_timeout = self.skill.client.infer_timeout_s
+            if remaining is not None:
+                infer_timeout = min(infer_timeout, remaining)
+            out = self.skill.client.infer(self.skill.policy_input(obs, self.prompt), infer_timeout)
+            chunk = self._chunk(out)
+            if chunk is None:
+                shape = getattr(out.get("actions"), "shape", None)
+                return Outcome.ERROR, f"bad action chunk from policy: {shape}", ERR_BAD_CHUNK
+            self.chunks += 1
+            tick = time.monotonic()
+            for row in chunk[: cfg.actions_per_chunk]:
+                if self.steps >= cfg.max_steps:
+                    break
+                if self.cancel.is_set():
+                    return Outcome.CANCELED, f"canceled after {self.steps} steps", None
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    return Outcome.TIMEOUT, f"timed out after {self.steps} steps", None
+                safe, n_out = self.skill.limits.clamp(row)
+                self.clamped += n_out
+                self.skill.arm.apply_action(safe)
+                self.steps += 1
+                tick += period
+                delay = tick - time.monotonic()
+                if delay > 0 and self.cancel.wait(delay):
+                    return Outcome.CANCELED, f"canceled after {self.steps} steps", None
+            last = self.steps >= cfg.max_steps
+            if self._check_due(last) and self._judged_done():
+                return Outcome.SUCCEEDED, f"done after {self.steps} steps", None
+        if self.skill.success_check is None:
+            return Outcome.SUCCEEDED, f"ran {self.steps} steps (no success check)", None
+        return Outcome.FAILED, f"not done after {self.steps} steps", None
+
+    def _check_due(self, last: bool) -> bool:
+        every = self.skill.config.check_every_chunks
+        return self.skill.success_check is not None and (last or self.chunks % every == 0)
+
+    def _judged_done(self) -> bool:
+        check = self.skill.success_check
+        return bool(check and check(self.prompt, self.skill.arm.get_observation(), self.steps))
+
+    def _chunk(self, out: dict) -> np.ndarray | None:
+        actions = out.get("actions")
+        if not isinstance(actions, np.ndarray) or actions.ndim != 2:
+            return None
+        if actions.shape[1] < ACTION_DIM or actions.shape[0] < 1:
+            return None
+        chunk = np.asarray(actions[:, :ACTION_DIM], dtype=np.float64)
+        if chunk.shape[1] != self.skill.limits.dim or not np.all(np.isfinite(chunk)):
+            return None
+        return chunk

@@ -1,0 +1,131 @@
+"""RobotExecutor over real local servers (openpi-protocol dummy policy, rosbridge with a FAKE
+Nav2) and a FAKE arm; built through ``from_urls`` as the CLI builds it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from robot_servers import policy_server, rosbridge_server
+
+from robomemory.executors.arm import FakeArm
+from robomemory.executors.base import Action, Executor, Outcome
+from robomemory.executors.robot import RobotExecutor
+from robomemory.executors.skills import SkillConfig
+from robomemory.executors.waypoints import WaypointMap
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "waypoints.yaml"
+WAYPOINTS = """
+waypoints:
+  kitchen_counter: {x: 1.0, y: 0.0}
+  oven: {x: 2.0, y: 1.0, yaw: 1.57}
+  hallway: {x: 3.0, y: 0.0}
+"""
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("robot")
+    (tmp / "w.yaml").write_text(WAYPOINTS)
+    with policy_server() as (_, pport), rosbridge_server(tmp / "ops.jsonl") as (_, rport):
+        yield f"ws://127.0.0.1:{pport}", f"ws://127.0.0.1:{rport}", tmp
+
+
+@pytest.fixture
+def robot(servers):
+    purl, rurl, tmp = servers
+    arm = FakeArm()
+    ex = RobotExecutor.from_urls(
+        purl,
+        rurl,
+        tmp / "w.yaml",
+        arm=arm,
+        task="put the banana in the basket",
+        skill_config=SkillConfig(control_hz=2000, actions_per_chunk=10, max_steps=20),
+        objects=["banana", "basket"],
+    )
+    yield ex, arm, tmp
+    ex.close()
+
+
+def sent_goals(tmp) -> list[dict]:
+    lines = (tmp / "ops.jsonl").read_text().splitlines()
+    return [json.loads(x) for x in lines if '"send_action_goal"' in x]
+
+
+def test_is_an_executor_and_resets_with_a_camera_frame(robot):
+    ex, _, _ = robot
+    assert isinstance(ex, Executor)
+    task, obs = ex.reset()
+    assert task == "put the banana in the basket"
+    assert "kitchen_counter" in obs.text and obs.images[0].startswith("data:image/jpeg;base64,")
+    space = ex.action_space()
+    verbs = {v.name for v in space.verbs}
+    assert verbs >= {"navigate_to", "pick_up", "put_down_to", "task_complete"}
+
+
+def test_routes_navigation_and_manipulation(robot):
+    ex, arm, tmp = robot
+    res = ex.execute(Action(verb="navigate_to", args=["kitchen_counter"]))
+    assert res.outcome == Outcome.SUCCEEDED and ex.location == "kitchen_counter"
+    assert "kitchen_counter" in res.observation.text and res.observation.images
+    assert res.details["feedback_count"] == 3
+    res = ex.execute(Action(verb="pick_up", args=["banana"]))
+    assert res.outcome == Outcome.SUCCEEDED and len(arm.applied) == 20
+    assert res.details["prompt"] == "pick up the banana"
+    res = ex.execute(Action(verb="navigate_to", args=["oven"]))
+    assert res.outcome == Outcome.ABORTED and res.error_code == 104 and ex.location is None
+    res = ex.execute(Action(verb="task_complete"))
+    assert res.outcome == Outcome.SUCCEEDED and len(arm.applied) == 20
+
+
+def test_invalid_actions_are_rejected_and_never_sent(robot):
+    ex, arm, tmp = robot
+    before = len(sent_goals(tmp))
+    res = ex.execute(Action(verb="navigate_to", args=["garage"]))
+    assert res.outcome == Outcome.REJECTED
+    assert "kitchen_counter" in res.message and "oven" in res.message
+    res = ex.execute(Action(verb="slice", args=["banana"]))
+    assert res.outcome == Outcome.REJECTED and "navigate_to" in res.message
+    res = ex.execute(Action(verb="pick_up", args=["spoon"]))
+    assert res.outcome == Outcome.REJECTED and "banana" in res.message
+    assert len(sent_goals(tmp)) == before and arm.applied == []
+
+
+def test_emergency_stop_cancels_running_navigation(robot):
+    ex, arm, _ = robot
+    out = {}
+    worker = threading.Thread(
+        target=lambda: out.setdefault("r", ex.execute(Action(verb="navigate_to", args=["hallway"])))
+    )
+    worker.start()
+    threading.Timer(0.3, ex.emergency_stop).start()
+    worker.join(10)
+    assert out["r"].outcome == Outcome.CANCELED
+    assert arm.stop_calls >= 1
+
+
+def test_from_urls_fails_fast_when_the_policy_server_is_down(servers):
+    _, rurl, tmp = servers
+    with pytest.raises(ConnectionError):
+        RobotExecutor.from_urls(
+            "ws://127.0.0.1:9", rurl, tmp / "w.yaml", arm=FakeArm(), connect_timeout_s=1.0
+        )
+
+
+def test_example_waypoint_file_loads():
+    assert len(WaypointMap.load(EXAMPLE).names) == 5
+
+
+def test_arm_from_a_factory_string(monkeypatch):
+    from robomemory.executors.robot import load_arm
+
+    assert isinstance(load_arm("robomemory.executors.arm:FakeArm"), FakeArm)
+    monkeypatch.setenv("ROBOMEMORY_ARM", "robomemory.executors.arm:FakeArm")
+    assert isinstance(load_arm(None), FakeArm)
+    with pytest.raises(ValueError):
+        load_arm("no_colon")
+    with pytest.raises(TypeError):
+        load_arm(object())

@@ -1,0 +1,84 @@
+"""`langgraph dev` serves the graph of langgraph.json: start it, create a thread, run, stop.
+
+The model behind it is the FAKE OpenAI-compatible server (schema-valid minimal answers);
+the dev server, the graph, TextWorld and the memory stores are real.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from robomemory.eval.fake_openai_server import FakeOpenAIServer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, log: Path, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"langgraph dev exited early:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    pytest.fail(f"langgraph dev did not start:\n{log.read_text()[-3000:]}")
+
+
+@pytest.mark.slow
+def test_langgraph_dev_serves_the_graph(tmp_path):
+    exe = Path(sys.executable).with_name("langgraph")
+    if not exe.exists() and shutil.which("langgraph") is None:
+        pytest.skip("langgraph-cli is not installed (dev extra)")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tmp_path / "dev.log"
+    with FakeOpenAIServer(latency_s=0.0) as model:
+        env = os.environ | {
+            "ROBOMEMORY_MODEL_PROVIDER": "openai",
+            "OPENAI_BASE_URL": model.base_url,
+            "OPENAI_API_KEY": "fake",
+            "ROBOMEMORY_HOME": str(tmp_path / "home"),
+            "ROBOMEMORY_GAME": "cooking_1room",
+            "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        }
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [str(exe), "dev", "--port", str(port), "--no-browser", "--no-reload"],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        try:
+            _wait_ready(url, proc, log)
+            thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
+            context = {"config": {"max_steps": 2, "model": {"embedder": "fake"}}}
+            run = httpx.post(
+                f"{url}/threads/{thread['thread_id']}/runs/wait",
+                json={"assistant_id": "robomemory", "input": {}, "context": context},
+                timeout=300,
+            )
+            assert run.status_code == 200, run.text
+            state = run.json()
+            assert state.get("done") is True, state
+            assert state["end_reason"] == "max_steps" and state["step"] == 2
+            assert len(state["trajectory"]) == 2 and "consolidate" in state["usage"]
+            assert model.requests  # the graph called the model server
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
