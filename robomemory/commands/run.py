@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", help="robot: π0 policy server, ws://HOST:8000")
     p.add_argument("--rosbridge", help="robot: rosbridge, ws://HOST:9090")
     p.add_argument("--waypoints", type=Path, help="robot: waypoint map YAML")
+    p.add_argument("--arm", help="robot: arm driver factory 'module:function' (or $ROBOMEMORY_ARM)")
+    p.add_argument("--ros-version", type=int, choices=[1, 2], default=2, help="robot: ROS 1 or 2")
 
 
 def make_config(args: argparse.Namespace) -> AgentConfig:
@@ -49,7 +51,9 @@ def make_executor(args: argparse.Namespace):
         missing = [f for f in ("policy", "rosbridge", "waypoints") if not getattr(args, f)]
         if missing:
             raise SystemExit(f"--env robot needs {', '.join('--' + m for m in missing)}")
-        return RobotExecutor.from_urls(args.policy, args.rosbridge, args.waypoints)
+        return RobotExecutor.from_urls(
+            args.policy, args.rosbridge, args.waypoints, arm=args.arm, ros_version=args.ros_version
+        )
     from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
 
     return TextWorldExecutor(resolve_game(args.game))

@@ -1,0 +1,25 @@
+"""The quickstart notebook executes top to bottom (fake model, real game and stores)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="notebook tests need the dev extra")
+nbclient = pytest.importorskip("nbclient", reason="notebook tests need the dev extra")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_quickstart_notebook_runs(tmp_path):
+    nb = nbformat.read(ROOT / "notebooks" / "quickstart.ipynb", as_version=4)
+    client = nbclient.NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    outputs = "".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+    )
+    assert "steps=3" in outputs and "end=max_steps" in outputs
+    assert "temporal memory:" in outputs
