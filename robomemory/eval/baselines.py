@@ -1,0 +1,144 @@
+"""Single-model baselines run on the same executors and model as RoboMemory.
+
+- ``react``: one model call per step with the recent chat history as context (a sliding window
+  of turns), the paper's single-VLM agent.
+- ``fullctx``: one model call per step with the whole episode history in context.
+
+Both return the same :class:`EpisodeResult` as the RoboMemory agent, with usage metered per
+node (``policy`` for the model call, ``executor`` for the world) and ``on_event`` callbacks in
+the same shape, so the runner and the metrics treat all agents alike.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Literal
+
+from robomemory.config import AgentConfig
+from robomemory.executors.base import Action, Executor, Observation
+from robomemory.graphs.agent import EpisodeResult
+from robomemory.prompts.baselines import (
+    BASELINE_SYSTEM,
+    baseline_user,
+    make_turn_model,
+    turn_text,
+)
+from robomemory.prompts.planner import to_action
+from robomemory.structured import StructuredLLM
+
+BaselineKind = Literal["react", "fullctx"]
+TASK_COMPLETE = "task_complete"
+EventHandler = Callable[[str, dict[str, Any]], None]
+
+
+class BaselineAgent:
+    """A single-model agent: observation + history -> one action, every step."""
+
+    def __init__(
+        self,
+        kind: BaselineKind,
+        config: AgentConfig,
+        executor: Executor,
+        llm: StructuredLLM,
+        window: int = 6,
+    ):
+        if kind not in ("react", "fullctx"):
+            raise ValueError(f"unknown baseline {kind!r}")
+        self.kind = kind
+        self.config = config
+        self.executor = executor
+        self.llm = llm
+        self.window = window
+
+    def _history(self, turns: list[str]) -> list[str]:
+        return turns if self.kind == "fullctx" else turns[-self.window :]
+
+    def _decide(self, task: str, turns: list[str], obs: Observation) -> tuple[Action, dict]:
+        space = self.executor.action_space()
+        schema = make_turn_model(space)
+        fallback_action = space.fallback or Action(verb=space.verbs[0].name)
+        node = self.llm.for_node("policy")
+        started = time.perf_counter()
+        out = node.call(
+            schema,
+            BASELINE_SYSTEM,
+            baseline_user(task, self._history(turns), obs.text, space),
+            fallback=lambda: None,
+            images=obs.images,
+        )
+        action = to_action(out.value.next) if out.value is not None else fallback_action
+        usage = node.usage.as_dict() | {"wall_s": time.perf_counter() - started, "runs": 1}
+        return action, usage
+
+    def run(
+        self,
+        *,
+        thread_id: str | None = None,
+        episode_id: str | None = None,
+        on_event: EventHandler | None = None,
+        **_: Any,
+    ) -> EpisodeResult:
+        """Play one episode to its end (task_complete, the world says done, or max steps)."""
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        started = time.perf_counter()
+        task, obs = self.executor.reset()
+        usage: dict[str, dict[str, float]] = {}
+        turns: list[str] = []
+        trajectory: list[dict] = []
+        score, max_score = obs.score, obs.max_score
+        success, reason, step = False, "", 0
+
+        def emit(node: str, counters: dict, extra: dict | None = None) -> None:
+            slot = usage.setdefault(node, {})
+            for key, value in counters.items():
+                slot[key] = slot.get(key, 0) + value
+            if on_event is not None:
+                on_event(node, {"usage": {node: counters}, **(extra or {})})
+
+        while not reason:
+            action, counters = self._decide(task, turns, obs)
+            emit("policy", counters)
+            t0 = time.perf_counter()
+            result = self.executor.execute(action)
+            step += 1
+            new = result.observation
+            if new.text or new.score is not None:
+                obs = new
+            score = new.score if new.score is not None else score
+            max_score = new.max_score if new.max_score is not None else max_score
+            message = result.message or new.text
+            turns.append(turn_text(step, str(action), result.outcome.value, message))
+            trajectory.append(
+                {
+                    "step": step,
+                    "action": str(action),
+                    "verb": action.verb,
+                    "args": action.args,
+                    "outcome": result.outcome.value,
+                    "message": message[:300],
+                    "score": new.score,
+                }
+            )
+            emit("executor", {"wall_s": time.perf_counter() - t0, "runs": 1}, {"step": step})
+            if action.verb == TASK_COMPLETE and result.ok:
+                reason, success = "task_complete", bool(new.won)
+            elif new.done:
+                reason = "won" if new.won else ("lost" if new.lost else "env_done")
+                success = bool(new.won)
+            elif step >= self.config.max_steps:
+                reason = "max_steps"
+        return EpisodeResult(
+            thread_id=thread_id,
+            episode_id=episode_id or thread_id,
+            task=task,
+            success=success,
+            score=score,
+            max_score=max_score,
+            steps=step,
+            end_reason=reason,
+            wall_s=time.perf_counter() - started,
+            usage=usage,
+            trajectory=trajectory,
+        )

@@ -1,0 +1,179 @@
+"""Benchmark reports: per-episode JSON, a summary JSON, a Markdown table and PNG plots.
+
+Layout of a report folder::
+
+    OUT/episodes/<agent>__<ablation>__a<attempt>__<task>.json   one per episode (runner)
+    OUT/summary.json  OUT/summary.md  OUT/plots/*.png           written by write_report
+    OUT/spatial_accuracy.json                                   (bench spatial-accuracy)
+
+Plots need matplotlib (extra ``viz``); without it the tables are still written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from robomemory.eval import metrics as m
+from robomemory.eval.metrics import EpisodeRecord
+
+log = logging.getLogger(__name__)
+
+EPISODES_DIR = "episodes"
+PLOTS_DIR = "plots"
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON through a temporary file and an atomic rename (a crash leaves no half file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=1, default=str)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load_records(out_dir: str | Path) -> list[EpisodeRecord]:
+    """All episode records of a report folder, in file-name order."""
+    folder = Path(out_dir) / EPISODES_DIR
+    return [EpisodeRecord.model_validate_json(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def build_summary(records: Sequence[EpisodeRecord], extra: dict | None = None) -> dict:
+    """Every aggregated figure of a run, as one JSON-able dict."""
+    return {
+        "table": m.summary_table(records),
+        "by_agent": m.summary_table(records, ("agent", "ablation")),
+        "lifelong": m.lifelong(records),
+        "memrl": m.memrl_curves(records),
+        "node_seconds_per_step": m.node_seconds_per_step(records),
+        "memory_latency": m.memory_latency(records),
+        "memory_latency_by_step": m.memory_latency_by_step(records),
+        "kg": m.kg_summary(records),
+        "kg_growth": m.kg_growth(records),
+        **(extra or {}),
+    }
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def markdown_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
+    """A GitHub Markdown table of ``rows`` restricted to ``columns``."""
+    if not rows:
+        return "_no data_\n"
+    head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
+    body = "".join("| " + " | ".join(_fmt(r.get(c, "")) for c in columns) + " |\n" for r in rows)
+    return head + body
+
+
+def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
+    cols = [
+        "agent",
+        "ablation",
+        "attempt",
+        "episodes",
+        "sr",
+        "gc",
+        "steps",
+        "calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "wall_s_per_step",
+        "errors",
+    ]
+    parts = [
+        f"# {title}\n",
+        "## Results per agent, ablation and attempt\n",
+        markdown_table(summary["table"], cols),
+    ]
+    parts += [
+        "\n## Lifelong learning (attempt N vs attempt 1, same tasks, memory kept)\n",
+        markdown_table(
+            summary["lifelong"], ["agent", "ablation", "attempt", "sr", "gc", "sr_gain", "gc_gain"]
+        ),
+    ]
+    parts += [
+        "\n## MemRL curves over epochs\n",
+        markdown_table(summary["memrl"], ["agent", "ablation", "epoch", "sr", "csr", "forgetting"]),
+    ]
+    lat = summary["memory_latency"]
+    parts += [
+        "\n## Memory latency per step (s)\n",
+        markdown_table([lat], ["steps", "parallel_s", "sequential_s", "temporal_s"]),
+    ]
+    nodes = summary["node_seconds_per_step"]
+    parts += [
+        "\n## Wall time per step by node (s)\n",
+        markdown_table(
+            [{"node": k, "s_per_step": v} for k, v in nodes.items()], ["node", "s_per_step"]
+        ),
+    ]
+    parts += [
+        "\n## Spatial KG\n",
+        markdown_table(
+            [summary["kg"]],
+            ["updates", "final_vertices", "final_edges", "edges_touched", "ops_applied"],
+        ),
+    ]
+    acc = summary.get("spatial_accuracy")
+    if acc:
+        parts += [
+            "\n## Spatial accuracy (KG vs game facts)\n",
+            markdown_table(acc.get("games", []), ["game", "steps", "precision", "recall", "f1"]),
+        ]
+    return "".join(parts)
+
+
+def write_report(
+    out_dir: str | Path,
+    records: Sequence[EpisodeRecord] | None = None,
+    title: str = "Benchmark report",
+) -> dict[str, Path]:
+    """Write summary.json, summary.md and plots for the records (default: those in out_dir)."""
+    out = Path(out_dir)
+    records = list(load_records(out) if records is None else records)
+    extra = {}
+    acc_path = out / "spatial_accuracy.json"
+    if acc_path.exists():
+        extra["spatial_accuracy"] = json.loads(acc_path.read_text())
+    summary = build_summary(records, extra)
+    files = {"summary.json": out / "summary.json", "summary.md": out / "summary.md"}
+    write_json_atomic(files["summary.json"], summary)
+    files["summary.md"].write_text(render_markdown(summary, title))
+    files.update(write_plots(out / PLOTS_DIR, summary))
+    return files
+
+
+def write_plots(folder: Path, summary: dict) -> dict[str, Path]:
+    """PNG plots of a summary; empty when matplotlib (extra ``viz``) is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib not installed (extra 'viz'): no plots written")
+        return {}
+    from robomemory.eval.plots import PLOTTERS
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for name, plotter in PLOTTERS.items():
+        fig = plotter(plt, summary)
+        if fig is None:
+            continue
+        path = folder / f"{name}.png"
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        written[f"{name}.png"] = path
+    return written

@@ -1,0 +1,269 @@
+"""The benchmark episode loop: agents x ablations x attempts x tasks, resumable, lifelong.
+
+- Every finished episode is written atomically to ``OUT/episodes/<key>.json``; a re-run skips
+  episodes whose file exists (and retries those recorded with an error).
+- A RoboMemory episode interrupted mid-way resumes from its LangGraph checkpoint
+  (``OUT/checkpoints.sqlite``, thread id = the episode key) instead of starting over.
+- Lifelong protocol: attempt 2 replays the same tasks with the same ``robot_id`` and memory
+  folder, so long-term (and spatial) memory carries over; temporal memory starts fresh per task.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from robomemory.config import AgentConfig
+from robomemory.eval.metrics import EpisodeRecord, NodeEvent, gc_of
+from robomemory.eval.report import EPISODES_DIR, write_json_atomic
+from robomemory.eval.suites import Suite, TaskSpec, make_executor
+from robomemory.executors.base import Executor
+
+log = logging.getLogger(__name__)
+
+AGENTS = ("robomemory", "react", "fullctx")
+MemoryScope = Literal["suite", "task"]
+# Failures of one episode that must not stop a whole suite (worlds are external processes).
+EPISODE_ERRORS: tuple[type[BaseException], ...] = (
+    RuntimeError,
+    ValueError,
+    OSError,
+    TimeoutError,
+    KeyError,
+)
+
+
+def ablation_names(label: str) -> list[str]:
+    """``"none"`` -> [], ``"critic+spatial"`` -> ["critic", "spatial"]."""
+    return [] if label in ("", "none") else label.split("+")
+
+
+class SuiteRunner:
+    """Runs one suite for a set of agents and ablations; see module docstring."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        out: str | Path,
+        *,
+        config: AgentConfig | None = None,
+        llm: Any = None,
+        embedder: Any = None,
+        memory_scope: MemoryScope = "suite",
+        executor_factory: Callable[[TaskSpec], Executor] = make_executor,
+        show_progress: bool = True,
+        max_steps: int | None = None,
+    ):
+        self.suite = suite
+        self.out = Path(out)
+        self.config = config or AgentConfig()
+        self.llm = llm
+        self.embedder = embedder
+        self.memory_scope = memory_scope
+        self.executor_factory = executor_factory
+        self.show_progress = show_progress
+        self.max_steps = max_steps
+        self._memories: dict[tuple[str, str], Any] = {}
+        self._checkpointer = None
+
+    # --- public -----------------------------------------------------------------------------
+    def plan(
+        self, agents: Sequence[str], ablations: Sequence[str], attempts: int, episodes: int | None
+    ) -> list[tuple[str, str, int, TaskSpec]]:
+        """Every (agent, ablation, attempt, task) to run, in lifelong order."""
+        tasks = self.suite.tasks[:episodes] if episodes else self.suite.tasks
+        todo = []
+        for agent in agents:
+            if agent not in AGENTS:
+                raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
+            labels = ["none", *ablations] if agent == "robomemory" else ["none"]
+            for label in dict.fromkeys(labels):
+                self.config.ablate(ablation_names(label))  # fail fast on a bad name
+                for attempt in range(1, attempts + 1):
+                    todo += [(agent, label, attempt, t) for t in tasks]
+        return todo
+
+    def run(
+        self,
+        agents: Sequence[str],
+        ablations: Sequence[str] = (),
+        attempts: int = 2,
+        episodes: int | None = None,
+        on_record: Callable[[EpisodeRecord], None] | None = None,
+    ) -> list[EpisodeRecord]:
+        """Run what is not done yet; return the records of the whole plan."""
+        todo = self.plan(agents, ablations, attempts, episodes)
+        records: list[EpisodeRecord] = []
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        try:
+            with Progress(*columns, disable=not self.show_progress) as progress:
+                bar = progress.add_task(self.suite.name, total=len(todo))
+                for agent, label, attempt, spec in todo:
+                    path = self._path(agent, label, attempt, spec)
+                    done = self._load(path)
+                    if done is not None and done.error is None:
+                        records.append(done)
+                        progress.advance(bar)
+                        continue
+                    progress.update(bar, description=f"{agent}/{label} a{attempt} {spec.id}")
+                    record = self._episode(agent, label, attempt, spec)
+                    write_json_atomic(path, record.model_dump(mode="json"))
+                    records.append(record)
+                    if on_record is not None:
+                        on_record(record)
+                    progress.advance(bar)
+        finally:
+            self.close()
+        return records
+
+    def close(self) -> None:
+        for memory in self._memories.values():
+            memory.close()
+        self._memories.clear()
+        if self._checkpointer is not None:
+            self._checkpointer.conn.close()
+            self._checkpointer = None
+
+    # --- one episode --------------------------------------------------------------------------
+    def _key(self, agent: str, label: str, attempt: int, spec: TaskSpec) -> str:
+        return EpisodeRecord(
+            suite=self.suite.name, task_id=spec.id, agent=agent, ablation=label, attempt=attempt
+        ).key
+
+    def _path(self, agent: str, label: str, attempt: int, spec: TaskSpec) -> Path:
+        return self.out / EPISODES_DIR / f"{self._key(agent, label, attempt, spec)}.json"
+
+    @staticmethod
+    def _load(path: Path) -> EpisodeRecord | None:
+        if not path.exists():
+            return None
+        return EpisodeRecord.model_validate_json(path.read_text())
+
+    def _agent_config(self, agent: str, label: str, spec: TaskSpec) -> AgentConfig:
+        cfg = self.config.ablate(ablation_names(label))
+        cfg.max_steps = self.max_steps or self.suite.max_steps
+        cfg.memory.data_dir = self.out / "memory" / f"{agent}__{label}"
+        name = self.suite.name
+        cfg.robot_id = name if self.memory_scope == "suite" else f"{name}__{spec.id}"
+        return cfg
+
+    def _episode(self, agent: str, label: str, attempt: int, spec: TaskSpec) -> EpisodeRecord:
+        key = self._key(agent, label, attempt, spec)
+        cfg = self._agent_config(agent, label, spec)
+        record = EpisodeRecord(
+            suite=self.suite.name,
+            task_id=spec.id,
+            agent=agent,
+            ablation=label,
+            attempt=attempt,
+            model=f"{cfg.model.provider}:{cfg.model.model}",
+        )
+        events: list[NodeEvent] = []
+        step = [0]
+
+        def on_event(node: str, update: dict) -> None:
+            if isinstance(update.get("step"), int):
+                step[0] = update["step"]
+            for name, usage in (update.get("usage") or {}).items():
+                events.append(
+                    NodeEvent(
+                        node=name,
+                        step=step[0],
+                        wall_s=float(usage.get("wall_s", 0.0)),
+                        calls=int(usage.get("calls", 0)),
+                    )
+                )
+
+        executor = self.executor_factory(spec)
+        try:
+            runner = self._build(agent, cfg, executor)
+            result = self._play(runner, agent, key, on_event)
+        except EPISODE_ERRORS as exc:
+            log.exception("episode %s failed", key)
+            record.error = f"{type(exc).__name__}: {exc}"
+            return record
+        finally:
+            executor.close()
+        return record.model_copy(
+            update={
+                "task": result.task,
+                "success": result.success,
+                "score": result.score,
+                "max_score": result.max_score,
+                "gc": gc_of(result.score, result.max_score),
+                "steps": result.steps,
+                "end_reason": result.end_reason,
+                "wall_s": result.wall_s,
+                "usage": result.usage,
+                "events": events,
+                "spatial_stats": result.spatial_stats,
+                "trajectory": result.trajectory,
+            }
+        )
+
+    def _build(self, agent: str, cfg: AgentConfig, executor: Executor) -> Any:
+        llm = self._llm(cfg)
+        if agent != "robomemory":
+            from robomemory.eval.baselines import BaselineAgent
+
+            return BaselineAgent(agent, cfg, executor, llm)  # type: ignore[arg-type]
+        from robomemory.graphs.agent import build_agent, sqlite_checkpointer
+
+        if self._checkpointer is None:
+            self._checkpointer = sqlite_checkpointer(self.out / "checkpoints.sqlite")
+        return build_agent(
+            cfg, executor, llm=llm, memory=self._memory(agent, cfg), checkpointer=self._checkpointer
+        )
+
+    @staticmethod
+    def _play(runner: Any, agent: str, key: str, on_event: Callable) -> Any:
+        if agent != "robomemory":
+            return runner.run(thread_id=key, episode_id=key, on_event=on_event)
+        state = runner.state(key)
+        if state.get("done"):
+            return runner.result(key)
+        if state:
+            log.info("resuming %s from its checkpoint", key)
+            return runner.run(thread_id=key, on_event=on_event, resume=True)
+        return runner.run(thread_id=key, episode_id=key, on_event=on_event)
+
+    def _llm(self, cfg: AgentConfig) -> Any:
+        from robomemory.structured import StructuredLLM
+
+        if self.llm is None:
+            from robomemory.models import make_llm
+
+            self.llm = make_llm(cfg.model)
+        elif not isinstance(self.llm, StructuredLLM):
+            self.llm = StructuredLLM(self.llm, max_retries=cfg.model.max_retries)
+        return self.llm
+
+    def _memory(self, agent: str, cfg: AgentConfig) -> Any:
+        slot = (str(cfg.memory.data_dir), cfg.robot_id)
+        if slot not in self._memories:
+            from robomemory.memory.system import MemorySystem
+
+            if self.embedder is None:
+                from robomemory.models import make_embedder
+
+                self.embedder = make_embedder(cfg.model)
+            self._memories[slot] = MemorySystem.open(cfg.memory, self.embedder, cfg.robot_id)
+        return self._memories[slot]

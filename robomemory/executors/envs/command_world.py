@@ -1,0 +1,206 @@
+"""Shared machinery for text worlds driven by typed commands (ScienceWorld, TextWorldExpress).
+
+A world executor publishes the paper's action API (Table 4) plus the verbs its world needs,
+translates each Action into the world's command through a template, rejects actions that do not
+validate against the published space without sending them, and reports a FAILED outcome with
+the world's own message when the world refuses a command.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from robomemory.executors.base import (
+    Action,
+    ActionResult,
+    ActionSpace,
+    Observation,
+    Outcome,
+    VerbSpec,
+    rejected,
+)
+
+TASK_COMPLETE = "task_complete"
+
+
+@dataclass(frozen=True)
+class Verb:
+    """A verb of the action API and the world command it becomes (``{0}``, ``{1}`` = args)."""
+
+    name: str
+    arg_kinds: tuple[str, ...]
+    template: str
+    description: str = ""
+
+    def spec(self) -> VerbSpec:
+        return VerbSpec(
+            name=self.name, arg_kinds=list(self.arg_kinds), description=self.description
+        )
+
+
+@dataclass
+class WorldReply:
+    """What the world answered to one command."""
+
+    text: str
+    score: float
+    done: bool
+    won: bool = False
+    lost: bool = False
+
+
+class CommandWorldExecutor(ABC):
+    """Base executor for command-line text worlds; subclasses wire one world's API."""
+
+    verbs: tuple[Verb, ...] = ()
+    max_score: float = 1.0
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, None]] = {}
+        self._last: WorldReply | None = None
+        self.task: str = ""
+        self.commands: list[str] = []
+
+    # --- world hooks -------------------------------------------------------------------------
+    @abstractmethod
+    def _start(self) -> tuple[str, WorldReply]:
+        """(Re)start the world; return the task text and the first reply."""
+
+    @abstractmethod
+    def _send(self, command: str) -> WorldReply:
+        """Send one command to the world."""
+
+    @abstractmethod
+    def _visible(self) -> dict[str, list[str]]:
+        """Names the agent can currently see, by argument kind."""
+
+    @abstractmethod
+    def _refused(self, text: str) -> bool:
+        """True when the world's reply says it refused the command."""
+
+    def _close_world(self) -> None:  # pragma: no cover - overridden where a process exists
+        return None
+
+    # --- Executor protocol -------------------------------------------------------------------
+    def reset(self) -> tuple[str, Observation]:
+        self._seen = {}
+        self.commands = []
+        self.task, reply = self._start()
+        self._last = reply
+        self._remember()
+        return self.task, self._observation(reply)
+
+    def replay(self, actions: list[Action]) -> list[ActionResult]:
+        """Reset, then re-execute ``actions`` (the worlds are deterministic): restores a run."""
+        self.reset()
+        return [self.execute(a) for a in actions]
+
+    def action_space(self) -> ActionSpace:
+        fallback = next((Action(verb=v.name) for v in self.verbs if v.name == "look"), None)
+        return ActionSpace(
+            verbs=[v.spec() for v in self.verbs],
+            targets={kind: list(names) for kind, names in self._seen.items()},
+            fallback=fallback,
+        )
+
+    def execute(
+        self,
+        action: Action,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ActionResult:
+        started = time.perf_counter()
+        problem = self._validate(action)
+        if problem is not None:
+            return rejected(action, problem)
+        if cancel is not None and cancel.is_set():
+            return ActionResult(action=action, outcome=Outcome.CANCELED, message="canceled")
+        if action.verb == TASK_COMPLETE:
+            return self._task_complete(action, started)
+        verb = next(v for v in self.verbs if v.name == action.verb)
+        command = verb.template.format(*action.args)
+        self.commands.append(command)
+        reply = self._send(command)
+        self._last = reply
+        self._remember()
+        refused = self._refused(reply.text)
+        return ActionResult(
+            action=action,
+            outcome=Outcome.FAILED if refused else Outcome.SUCCEEDED,
+            message=reply.text.strip()[:500],
+            observation=self._observation(reply),
+            duration_s=time.perf_counter() - started,
+            details={"command": command},
+        )
+
+    def emergency_stop(self) -> None:
+        """Nothing moves in a text world."""
+        return None
+
+    def close(self) -> None:
+        self._close_world()
+
+    def command_to_action(self, command: str) -> Action | None:
+        """Map a world command back to an Action of this API (e.g. to replay an oracle path)."""
+        for verb in self.verbs:
+            if not verb.template:
+                continue
+            pattern = re.escape(verb.template)
+            for i in range(len(verb.arg_kinds)):
+                pattern = pattern.replace(re.escape(f"{{{i}}}"), "(.+?)")
+            m = re.fullmatch(pattern, command.strip())
+            if m:
+                return Action(verb=verb.name, args=[g.strip() for g in m.groups()])
+        return None
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _validate(self, action: Action) -> str | None:
+        """None when the action fits the published space (subclasses may accept aliases)."""
+        return self.action_space().validate_action(action)
+
+    def _task_complete(self, action: Action, started: float) -> ActionResult:
+        """The agent declares the task over; nothing is sent and the world's verdict is kept."""
+        last = self._last or WorldReply(text="", score=0.0, done=False)
+        message = (
+            "task_complete: the world confirms the goal is reached"
+            if last.won
+            else "task_complete: declared, but the world's goal is not reached"
+        )
+        return ActionResult(
+            action=action,
+            outcome=Outcome.SUCCEEDED,
+            message=message,
+            observation=self._observation(last),
+            duration_s=time.perf_counter() - started,
+            details={"won": last.won},
+        )
+
+    def _remember(self) -> None:
+        for kind, names in self._visible().items():
+            slot = self._seen.setdefault(kind, {})
+            for name in names:
+                if name:
+                    slot.setdefault(name, None)
+
+    def _observation(self, reply: WorldReply) -> Observation:
+        return Observation(
+            text=reply.text,
+            score=reply.score,
+            max_score=self.max_score,
+            done=reply.done,
+            won=reply.won,
+            lost=reply.lost,
+        )
+
+    @property
+    def score(self) -> float:
+        return self._last.score if self._last else 0.0
+
+    @property
+    def gc(self) -> float:
+        """Goal-condition rate: score / max_score clipped to [0, 1]."""
+        return max(0.0, min(1.0, self.score / self.max_score)) if self.max_score else 0.0

@@ -1,0 +1,138 @@
+"""TextWorldExpress as an executor: paper Table 4 verbs plus the cooking / tidy-up verbs.
+
+TextWorldExpress (``textworld-express`` package, a bundled Java jar) generates games from a
+seed in milliseconds. Games used here: ``cookingworld`` (find ingredients, cut and cook them,
+prepare and eat the meal) and ``twc`` (put objects where they belong). Scores are already
+normalized to [0, 1]; GC is the score.
+"""
+
+from __future__ import annotations
+
+import re
+
+from robomemory.executors.envs.command_world import (
+    TASK_COMPLETE,
+    CommandWorldExecutor,
+    Verb,
+    WorldReply,
+)
+
+DIRECTIONS = ("north", "south", "east", "west")
+
+# TextWorldExpress's replies when it refuses a command.
+REFUSALS_START = ("Unknown action", "You can't", "That is already", "That is not")
+
+VERBS: tuple[Verb, ...] = (
+    Verb("go", ("direction",), "move {0}", "go through an exit (north/south/east/west)"),
+    Verb("pick_up", ("object",), "take {0}"),
+    Verb("put_down_to", ("object", "receptacle"), "put {0} in {1}", "put a held object in/on"),
+    Verb("drop", ("object",), "drop {0}"),
+    Verb("open", ("object",), "open {0}", "open a container or 'door to <direction>'"),
+    Verb("close", ("object",), "close {0}"),
+    Verb("slice", ("object",), "slice {0}", "needs a knife"),
+    Verb("chop", ("object",), "chop {0}", "needs a knife"),
+    Verb("dice", ("object",), "dice {0}", "needs a knife"),
+    Verb("cook", ("object", "appliance"), "cook {0} in {1}", "oven roasts, stove fries"),
+    Verb("read", ("object",), "read {0}"),
+    Verb("examine", ("object",), "examine {0}"),
+    Verb("look", (), "look around", "describe the current room"),
+    Verb("inventory", (), "inventory"),
+    Verb("prepare_meal", (), "prepare meal", "combine the prepared ingredients (kitchen)"),
+    Verb("eat", ("object",), "eat {0}"),
+    Verb(TASK_COMPLETE, (), "", "declare the task finished"),
+)
+
+# "<verb> X" and "<verb> X in Y" forms of TextWorldExpress's valid actions.
+_ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop) (.+)$")
+_TWO_ARGS = re.compile(r"^(put|cook) (.+) in (.+)$")
+
+GAME_DEFAULTS: dict[str, str] = {
+    "cookingworld": "numLocations=3,numIngredients=2,numDistractorItems=2,includeDoors=1,"
+    "limitInventorySize=0",
+    "twc": "numLocations=2,numItemsToPutAway=2,includeDoors=1,limitInventorySize=0",
+}
+
+
+class TextWorldExpressExecutor(CommandWorldExecutor):
+    """One TextWorldExpress game from (game, seed, params)."""
+
+    max_score = 1.0
+
+    def __init__(
+        self,
+        game: str = "cookingworld",
+        seed: int = 0,
+        params: str | None = None,
+        fold: str = "train",
+        step_limit: int = 100,
+        env=None,
+    ):
+        super().__init__()
+        from textworld_express import TextWorldExpressEnv
+
+        self.game = game
+        self.seed = seed
+        self.params = GAME_DEFAULTS.get(game, "") if params is None else params
+        self.fold = fold
+        self._own_env = env is None
+        self.env = env if env is not None else TextWorldExpressEnv(envStepLimit=step_limit)
+        self.verbs = VERBS
+        self._valid: list[str] = []
+        self._gold: list[str] = []
+
+    def _start(self) -> tuple[str, WorldReply]:
+        obs, info = self.env.reset(
+            seed=self.seed,
+            gameFold=self.fold,
+            gameName=self.game,
+            gameParams=self.params,
+            generateGoldPath=True,
+        )
+        self._gold = list(self.env.getGoldActionSequence())
+        self._valid = list(info.get("validActions") or [])
+        return str(info.get("taskDescription") or ""), WorldReply(text=obs, score=0.0, done=False)
+
+    def _send(self, command: str) -> WorldReply:
+        obs, _reward, done, info = self.env.step(command)
+        self._valid = list(info.get("validActions") or [])
+        won = bool(info.get("tasksuccess"))
+        return WorldReply(
+            text=obs,
+            score=float(info.get("score", 0.0) or 0.0),
+            done=bool(done),
+            won=won,
+            lost=bool(info.get("taskfailure")),
+        )
+
+    def _visible(self) -> dict[str, list[str]]:
+        """Names in the world's currently valid commands: what the agent can see or hold."""
+        objects: list[str] = []
+        places: list[str] = []
+        for act in self._valid:
+            if act.startswith("move "):
+                places.append(act.removeprefix("move "))
+            elif m := _TWO_ARGS.match(act):
+                objects += [m.group(2), m.group(3)]
+            elif m := _ONE_ARG.match(act):
+                objects.append(m.group(2))
+        # Receptacles and appliances are objects too; the kinds only document the signature.
+        return {"direction": places, "object": objects, "receptacle": objects,
+                "appliance": objects}
+
+    def _refused(self, text: str) -> bool:
+        return text.strip().startswith(REFUSALS_START)
+
+    def gold_actions(self) -> list[str]:
+        """The world's oracle command sequence for this seed."""
+        return list(self._gold)
+
+    def send_raw(self, command: str) -> WorldReply:
+        """Send a raw world command (oracle replays)."""
+        reply = self._send(command)
+        self._last = reply
+        self._remember()
+        return reply
+
+    def _close_world(self) -> None:
+        if self._own_env:
+            self.env.close()

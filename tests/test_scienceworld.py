@@ -1,0 +1,69 @@
+"""ScienceWorld executor: the world's oracle path through the action API, rejections, refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("scienceworld")
+
+from robomemory.executors.base import Action, Executor, Outcome  # noqa: E402
+from robomemory.executors.envs.scienceworld import ScienceWorldExecutor  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def world():
+    ex = ScienceWorldExecutor("find-living-thing", variation=0, simplifications="")
+    yield ex
+    ex.close()
+
+
+def test_gold_path_through_action_api_reaches_full_score(world):
+    assert isinstance(world, Executor)
+    task, obs = world.reset()
+    assert "living thing" in task and obs.text
+    gold = world.gold_actions()
+    assert 3 <= len(gold) <= 20
+    for command in gold:
+        action = world.command_to_action(command)
+        assert action is not None, command
+        result = world.execute(action)
+        assert result.outcome != Outcome.REJECTED, (command, result.message)
+        assert result.details["command"] == command
+    assert result.observation.won and result.observation.score == 100.0
+    assert world.gc == 1.0
+    done = world.execute(Action(verb="task_complete"))
+    assert done.ok and "confirms" in done.message
+
+
+def test_unknown_object_is_rejected_without_sending(world):
+    world.reset()
+    sent = len(world.commands)
+    result = world.execute(Action(verb="pick_up", args=["unicorn"]))
+    assert result.outcome == Outcome.REJECTED and "unicorn" in result.message
+    assert len(world.commands) == sent
+    bad_verb = world.execute(Action(verb="fly", args=[]))
+    assert bad_verb.outcome == Outcome.REJECTED
+
+
+def test_world_refusal_is_failed_with_world_message(world):
+    _, obs = world.reset()
+    space = world.action_space()
+    assert "place" in space.targets and space.targets["object"]
+    door = next(n for n in space.targets["object"] if "door" in n)
+    first = world.execute(Action(verb="open", args=[door]))
+    assert first.ok, first.message
+    again = world.execute(Action(verb="open", args=[door]))
+    assert again.outcome == Outcome.FAILED and "already open" in again.message
+
+
+def test_easy_mode_navigates_by_teleport():
+    ex = ScienceWorldExecutor("find-plant", variation=1, simplifications="easy")
+    try:
+        ex.reset()
+        places = ex.action_space().targets["place"]
+        target = next(p for p in places if p != "art studio")
+        result = ex.execute(Action(verb="navigate_to", args=[target]))
+        assert result.details["command"] == f"teleport to {target}"
+        assert result.ok and target in result.message
+    finally:
+        ex.close()
