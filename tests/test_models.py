@@ -1,0 +1,244 @@
+"""Model factories, the FAKE OpenAI-compatible server, and joining the embedded model's parts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
+
+import pytest
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, Field
+
+from robomemory import local_model
+from robomemory.config import ModelConfig
+from robomemory.eval.fake_openai_server import FakeOpenAIServer, minimal_instance
+from robomemory.local_model import LocalModelUnavailable, ensure_model_file
+from robomemory.models import ModelConfigError, make_chat_model, make_embedder, make_llm
+
+
+class Step(BaseModel):
+    verb: Literal["open", "close", "pick_up"]
+    target: str
+
+
+class Plan(BaseModel):
+    steps: list[Step] = Field(min_length=1)
+    reason: str | None
+    confidence: float = Field(ge=0.5, le=1.0)
+
+
+PLAN = {"steps": [{"verb": "open", "target": "fridge"}], "reason": "cold", "confidence": 0.9}
+FALLBACK = Plan(steps=[Step(verb="close", target="none")], reason=None, confidence=0.5)
+
+
+def _openai_llm(srv: FakeOpenAIServer, **kw):
+    return make_llm(ModelConfig(provider="openai", base_url=srv.base_url, **kw))
+
+
+def test_openai_structured_call_parses_and_meters_tokens(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    seen: list[str] = []
+
+    def responder(name, schema, messages):
+        seen.append(name)
+        return PLAN
+
+    with FakeOpenAIServer(responder=responder) as srv:
+        node = _openai_llm(srv).for_node("planner")
+        result = node.call(Plan, "You plan.", "Make it cold.", fallback=FALLBACK)
+    assert result.ok and result.value == Plan.model_validate(PLAN)
+    assert seen == ["Plan"]
+    body = srv.requests[0]
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"]["required"]
+    assert node.usage.calls == 1 and node.usage.fallbacks == 0
+    assert node.usage.completion_tokens == len(json.dumps(PLAN)) // 4
+    assert node.usage.prompt_tokens > 0
+
+
+def test_unparseable_answers_retry_then_fall_back():
+    with FakeOpenAIServer(responder=lambda n, s, m: "I think you should open it") as srv:
+        node = _openai_llm(srv, max_retries=2).for_node("critic")
+        result = node.call(Plan, "sys", "user", fallback=lambda: FALLBACK)
+    assert not result.ok and result.value == FALLBACK and result.error
+    assert len(srv.requests) == 3
+    assert node.usage.calls == 3 and node.usage.fallbacks == 1
+
+
+def test_schema_invalid_answer_then_valid_answer_recovers():
+    answers = iter([{"steps": [], "reason": None, "confidence": 0.1}, PLAN])
+    with FakeOpenAIServer(responder=lambda n, s, m: next(answers)) as srv:
+        node = _openai_llm(srv, max_retries=1).for_node("planner")
+        result = node.call(Plan, "sys", "user", fallback=FALLBACK)
+    assert result.ok and result.value.steps[0].target == "fridge"
+    assert node.usage.calls == 2 and node.usage.fallbacks == 0
+
+
+def test_images_go_as_image_parts_for_openai_only():
+    image = "data:image/png;base64,iVBORw0KGgo="
+    with FakeOpenAIServer() as srv:
+        _openai_llm(srv).for_node("perceive").call(Step, "s", "look", FALLBACK.steps[0], [image])
+        chat = ChatOpenAI(base_url=srv.base_url, api_key="x", model="m")
+        local = make_llm(ModelConfig(provider="local"), chat_model=chat)
+        assert local.vision is False
+        local.for_node("perceive").call(Step, "s", "look", FALLBACK.steps[0], [image])
+    user = srv.requests[0]["messages"][1]["content"]
+    assert {"type": "image_url", "image_url": {"url": image}} in user
+    assert {"type": "text", "text": "look"} in user
+    assert srv.requests[1]["messages"][1]["content"] == "look"
+
+
+def test_openai_settings_from_environment(monkeypatch):
+    with FakeOpenAIServer(responder=lambda n, s, m: {"verb": "open", "target": "door"}) as srv:
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+        monkeypatch.setenv("MY_KEY", "sk-test")
+        monkeypatch.setenv("ROBOMEMORY_MODEL", "qwen2.5-vl-72b")
+        cfg = ModelConfig(provider="openai", api_key_env="MY_KEY", max_tokens=17)
+        chat = make_chat_model(cfg)
+        assert chat.openai_api_key.get_secret_value() == "sk-test"
+        make_llm(cfg).for_node("n").call(Step, "s", "u", FALLBACK.steps[0])
+        # An explicit model name wins over the environment.
+        make_llm(cfg.model_copy(update={"model": "gpt-x"})).for_node("n").call(
+            Step, "s", "u", FALLBACK.steps[0]
+        )
+    assert srv.requests[0]["model"] == "qwen2.5-vl-72b"
+    assert srv.requests[0]["max_completion_tokens"] == 17
+    assert srv.requests[1]["model"] == "gpt-x"
+
+
+def test_openai_without_key_or_endpoint_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ModelConfigError, match="OPENAI_BASE_URL"):
+        make_chat_model(ModelConfig(provider="openai"))
+
+
+def test_fake_provider_needs_a_scripted_model():
+    with pytest.raises(ValueError, match="ScriptedChatModel"):
+        make_chat_model(ModelConfig(provider="fake"))
+
+
+def test_fake_server_serves_requests_concurrently():
+    # Three answers can only be produced together: a serial server would break the barrier.
+    barrier = threading.Barrier(3, timeout=10)
+
+    def responder(name, schema, messages):
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            return "served one at a time"
+        return minimal_instance(schema)
+
+    with FakeOpenAIServer(latency_s=0.05, responder=responder) as srv:
+        node = _openai_llm(srv, max_retries=0).for_node("branches")
+
+        def one(i: int):
+            return node.call(Step, "s", f"q{i}", FALLBACK.steps[0])
+
+        with ThreadPoolExecutor(6) as pool:
+            results = list(pool.map(one, range(6)))
+    assert all(r.ok for r in results) and node.usage.calls == 6
+    assert sorted(r["messages"][1]["content"] for r in srv.requests) == [f"q{i}" for i in range(6)]
+
+
+def test_minimal_instance_is_schema_valid():
+    class Inner(BaseModel):
+        name: str = Field(min_length=2)
+        count: int = Field(gt=3)
+
+    class Outer(BaseModel):
+        kind: Literal["a", "b"]
+        inner: Inner
+        maybe: Inner | None
+        items: list[Inner] = Field(min_length=1)
+        flag: bool
+        optional: str = "keep"
+
+    value = minimal_instance(Outer.model_json_schema())
+    parsed = Outer.model_validate(value)
+    assert parsed.kind == "a" and parsed.items[0].count == 4 and "optional" not in value
+
+
+def test_fake_embedder_is_deterministic():
+    emb = make_embedder(ModelConfig(embedder="fake"))
+    a, b = emb.embed_documents(["apple", "apple"])
+    assert len(a) == 384 and a == b
+
+
+def test_minilm_embedder_is_offline_normalized_and_shared():
+    cfg = ModelConfig(embedder="minilm")
+    emb = make_embedder(cfg)
+    assert make_embedder(cfg) is emb
+    fridge, cold, car = emb.embed_documents(["the fridge", "a refrigerator", "a sports car"])
+    assert len(fridge) == 384
+    assert abs(sum(x * x for x in fridge) - 1.0) < 1e-4
+
+    def dot(u, v):
+        return sum(x * y for x, y in zip(u, v, strict=True))
+
+    assert dot(fridge, cold) > dot(fridge, car)
+    assert emb.embed_query("the fridge") == pytest.approx(fridge, abs=1e-5)
+
+
+# --- joining the embedded model's parts (tiny synthetic parts) ---
+
+
+def _parts(tmp_path, chunks: list[bytes]):
+    paths = []
+    for i, data in enumerate(chunks):
+        p = tmp_path / f"part{i:02d}.bin"
+        p.write_bytes(data)
+        paths.append(p)
+    return paths
+
+
+def test_ensure_model_file_joins_verifies_and_caches(tmp_path, monkeypatch):
+    chunks = [b"gguf" * 1000, b"\x00\x01" * 3000, b"tail"]
+    blob = b"".join(chunks)
+    kw = {
+        "parts": _parts(tmp_path, chunks),
+        "sha256": hashlib.sha256(blob).hexdigest(),
+        "size": len(blob),
+        "filename": "m.gguf",
+    }
+    cache = tmp_path / "cache"
+    path = ensure_model_file(cache, **kw)
+    assert path == cache / "m.gguf" and path.read_bytes() == blob
+    assert sorted(p.name for p in cache.iterdir()) == ["m.gguf", "m.gguf.verified"]
+
+    def no_join(*a, **k):
+        raise AssertionError("joined again")
+
+    monkeypatch.setattr(local_model, "_join_parts", no_join)
+    monkeypatch.setattr(local_model, "_hash_file", no_join)
+    assert ensure_model_file(cache, **kw) == path
+
+
+def test_ensure_model_file_rejects_a_bad_sha(tmp_path):
+    parts = _parts(tmp_path, [b"abc", b"def"])
+    cache = tmp_path / "cache"
+    with pytest.raises(LocalModelUnavailable, match="corrupt.*sha256"):
+        ensure_model_file(cache, parts=parts, sha256="0" * 64, size=6, filename="m.gguf")
+    assert list(cache.iterdir()) == []  # no half file, no temp file
+
+
+def test_ensure_model_file_rejoins_a_tampered_cache(tmp_path):
+    blob = b"good model bytes"
+    kw = {
+        "parts": _parts(tmp_path, [blob]),
+        "sha256": hashlib.sha256(blob).hexdigest(),
+        "size": len(blob),
+        "filename": "m.gguf",
+    }
+    path = ensure_model_file(tmp_path / "c", **kw)
+    path.write_bytes(b"evil model bytes")  # same size, new mtime: the marker is stale
+    assert ensure_model_file(tmp_path / "c", **kw).read_bytes() == blob
+
+
+def test_missing_parts_say_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setattr(local_model, "PART_MODULE", "robomemory_no_such_part_{}")
+    with pytest.raises(LocalModelUnavailable, match=r"robomemory\[local\].*OPENAI_BASE_URL"):
+        ensure_model_file(tmp_path / "empty")
