@@ -22,6 +22,8 @@ T = TypeVar("T", bound=BaseModel)
 # Errors a model call may raise that are worth a retry; anything else is a bug and propagates.
 RETRYABLE = (
     openai.APIError,
+    openai.LengthFinishReasonError,  # the answer hit max_tokens: unparseable, try again
+
     httpx.HTTPError,
     ValidationError,
     ValueError,

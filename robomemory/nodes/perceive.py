@@ -32,7 +32,7 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         ).value.summary
 
     def generate_queries(_: object) -> list[str]:
-        fallback = MemoryQueries(queries=[task])
+        fallback = MemoryQueries(queries=[task[:120]])
         out = run.llm.call(MemoryQueries, QUERY_SYSTEM, query_user(user, n), fallback, obs.images)
         return [q for q in out.value.queries if q.strip()][:n] or [task]
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
+
+Query = Annotated[str, StringConstraints(max_length=120)]
 
 SUMMARIZER_SYSTEM = (
     "You are the step summarizer of a robot. In one or two sentences, state what the last "
@@ -26,7 +30,7 @@ class StepSummary(BaseModel):
 class MemoryQueries(BaseModel):
     """q_t: queries for the memory system."""
 
-    queries: list[str] = Field(min_length=1, max_length=6)
+    queries: list[Query] = Field(min_length=1, max_length=6)
 
 
 def perceive_user(task: str, last_action: str | None, observation: str) -> str:

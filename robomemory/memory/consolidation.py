@@ -1,0 +1,173 @@
+"""Task-end consolidation (paper section 3.2 + seeds 002_…, 001_…), run concurrently:
+
+- semantic: the long-term creator (a model call) writes action- and task-level insights from
+  the trajectory, temporal and spatial memory and the outcome; each goes through the Mem0 update;
+- episodic: the creator summarizes the attempt with its outcome; same Mem0 update;
+- utility: every item retrieved during the task gets the MemRL Q update with r from the outcome.
+
+Idempotent per episode: a finished episode is recorded in the history database and a second
+call returns its report untouched; an interrupted one resumes from its journal (the creator's
+items are journaled, so the model is not asked again and nothing is duplicated).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from robomemory.memory.longterm import LongTermMemory, NewItem
+from robomemory.memory.utility import task_reward
+from robomemory.prompts import longterm as prompts
+from robomemory.structured import NodeLLM
+
+if TYPE_CHECKING:
+    from robomemory.memory.system import MemorySystem
+
+log = logging.getLogger(__name__)
+
+MAX_STEPS_SHOWN = 20
+MAX_ACTION_ITEMS = 3
+MAX_TASK_ITEMS = 2
+
+
+def render_trajectory(trajectory: list[dict], limit: int = MAX_STEPS_SHOWN) -> str:
+    """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``)."""
+    lines = []
+    for i, step in enumerate(trajectory[-limit:], 1):
+        action = step.get("action") or step.get("verb") or "?"
+        outcome = step.get("outcome", "")
+        message = " ".join(str(step.get("message", "")).split())[:120]
+        lines.append(f"{step.get('step', i)}. {action} -> {outcome}: {message}".rstrip(": "))
+    return "\n".join(lines)
+
+
+def fallback_episode(trajectory: list[dict]) -> str:
+    """FALLBACK episodic record when the model cannot summarize: the actions and outcomes
+    verbatim (a plain record of what happened, not a summary)."""
+    acts = "; ".join(f"{s.get('action', '?')} {s.get('outcome', '')}".strip() for s in trajectory)
+    return f"Actions: {acts[-600:] or 'none'}."
+
+
+def consolidate(
+    system: MemorySystem,
+    *,
+    task: str,
+    success: bool,
+    score: float | None,
+    max_score: float | None,
+    temporal_text: str,
+    trajectory: list[dict],
+    spatial_text: str,
+    retrieved_ids: list[str],
+    episode_id: str,
+    llm: NodeLLM,
+) -> dict:
+    """Write long-term memory for a finished task and update utilities; returns a report."""
+    done = system.history.episode_report(episode_id)
+    if done is not None:
+        log.info("consolidate: episode %s already consolidated; skipping", episode_id)
+        return {**done, "skipped": True}
+    started = time.perf_counter()
+    reward = task_reward(success, score, max_score, system.cfg.utility)
+    outcome = prompts.outcome_line(success, score, max_score)
+    user = prompts.creator_prompt(
+        task, outcome, render_trajectory(trajectory), temporal_text, spatial_text
+    )
+    jobs = {}
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="consolidate") as pool:
+        if system.semantic is not None:
+            jobs["semantic"] = pool.submit(
+                _semantic, system.semantic, user, task, episode_id, llm
+            )
+        if system.episodic is not None:
+            jobs["episodic"] = pool.submit(
+                _episodic, system.episodic, user, task, outcome, trajectory, episode_id, llm
+            )
+        if system.cfg.utility.enabled and retrieved_ids:
+            jobs["q_updates"] = pool.submit(
+                _utility, system.longterm(), retrieved_ids, reward, episode_id
+            )
+        results = {name: job.result() for name, job in jobs.items()}
+    report = {
+        "episode_id": episode_id,
+        "reward": reward,
+        "semantic": results.get("semantic"),
+        "episodic": results.get("episodic"),
+        "q_updates": results.get("q_updates", []),
+        "seconds": round(time.perf_counter() - started, 4),
+    }
+    system.history.finish_episode(episode_id, report)
+    return report
+
+
+def _created(memory: LongTermMemory, episode_id: str, make) -> list[NewItem]:
+    """The creator's items for this episode, from the journal or a fresh model call."""
+    key = f"{memory.collection}:created"
+    stored = memory.history.journal_get(episode_id, key)
+    if stored is None:
+        stored = [{"text": i.text, "level": i.level} for i in make()]
+        memory.history.journal_put(episode_id, key, stored)
+    return [NewItem(**row) for row in stored]
+
+
+def _summary(created: list[NewItem], decisions: list[dict]) -> dict:
+    counts = Counter(d["event"] for d in decisions)
+    return {
+        "created": len(created),
+        **{e: counts.get(e, 0) for e in ("ADD", "UPDATE", "DELETE", "NOOP")},
+        "decisions": decisions,
+    }
+
+
+def _semantic(
+    memory: LongTermMemory, user: str, task: str, episode_id: str, llm: NodeLLM
+) -> dict:
+    def make() -> list[NewItem]:
+        res = llm.call(
+            prompts.SemanticInsights, prompts.SEMANTIC_SYSTEM, user,
+            fallback=prompts.SemanticInsights,
+        )
+        items = [NewItem(t, "action") for t in res.value.action[:MAX_ACTION_ITEMS]]
+        items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
+        return [i for i in items if i.text.strip()]
+
+    created = _created(memory, episode_id, make)
+    decisions = memory.add_items(created, task=task, episode_id=episode_id, llm=llm)
+    return _summary(created, decisions)
+
+
+def _episodic(
+    memory: LongTermMemory,
+    user: str,
+    task: str,
+    outcome: str,
+    trajectory: list[dict],
+    episode_id: str,
+    llm: NodeLLM,
+) -> dict:
+    def make() -> list[NewItem]:
+        res = llm.call(
+            prompts.EpisodeRecord, prompts.EPISODIC_SYSTEM, user,
+            fallback=lambda: prompts.EpisodeRecord(
+                summary=fallback_episode(trajectory)
+            ),
+        )
+        summary = res.value.summary.strip() or fallback_episode(trajectory)
+        # the outcome is always part of the record, whatever the model wrote
+        return [NewItem(f"Task: {task}. Outcome: {outcome}. {summary}")]
+
+    created = _created(memory, episode_id, make)
+    decisions = memory.add_items(created, task=task, episode_id=episode_id, llm=llm)
+    return _summary(created, decisions)
+
+
+def _utility(
+    memories: list[LongTermMemory], ids: list[str], reward: float, episode_id: str
+) -> list[dict]:
+    out: list[dict] = []
+    for memory in memories:
+        out += memory.update_utility(ids, reward, episode_id)
+    return out

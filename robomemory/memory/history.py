@@ -1,0 +1,145 @@
+"""SQLite change history of long-term memory (Mem0's history table) and consolidation journal.
+
+Three tables:
+- ``changes``: every ADD / UPDATE / DELETE of an item and every MemRL Q update, with old and new
+  text and Q, the episode that caused it, and a timestamp;
+- ``episodes``: episodes whose consolidation finished, with their report (idempotency);
+- ``journal``: per-episode progress of a consolidation (creator output, decisions applied), so a
+  consolidation interrupted by a crash resumes without duplicating or re-asking the model.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts REAL NOT NULL,
+  collection TEXT NOT NULL,
+  item_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  old_text TEXT,
+  new_text TEXT,
+  q_old REAL,
+  q_new REAL,
+  episode_id TEXT
+);
+CREATE INDEX IF NOT EXISTS changes_collection ON changes(collection);
+CREATE TABLE IF NOT EXISTS episodes (
+  episode_id TEXT PRIMARY KEY,
+  ts REAL NOT NULL,
+  report TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal (
+  episode_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (episode_id, key)
+);
+"""
+
+EVENTS = ("ADD", "UPDATE", "DELETE", "Q")
+
+
+class MemoryHistory:
+    """Thread-safe access to the history database at ``path``."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        with self._lock, self._db:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+
+    def record(
+        self,
+        collection: str,
+        item_id: str,
+        event: str,
+        *,
+        old_text: str | None = None,
+        new_text: str | None = None,
+        q_old: float | None = None,
+        q_new: float | None = None,
+        episode_id: str | None = None,
+    ) -> None:
+        """Append one change row."""
+        if event not in EVENTS:
+            raise ValueError(f"unknown history event {event!r}")
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT INTO changes (ts, collection, item_id, event, old_text, new_text,"
+                " q_old, q_new, episode_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (time.time(), collection, item_id, event, old_text, new_text, q_old, q_new,
+                 episode_id),
+            )
+
+    def changes(
+        self,
+        collection: str | None = None,
+        item_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Change rows, oldest first, optionally for one collection and/or item."""
+        where, args = "1=1", []
+        if collection is not None:
+            where += " AND collection = ?"
+            args.append(collection)
+        if item_id is not None:
+            where += " AND item_id = ?"
+            args.append(item_id)
+        if limit is None:
+            sql = f"SELECT * FROM changes WHERE {where} ORDER BY id"
+        else:  # the newest ``limit`` rows, still oldest first
+            sql = (
+                f"SELECT * FROM (SELECT * FROM changes WHERE {where} ORDER BY id DESC LIMIT ?)"
+                " ORDER BY id"
+            )
+            args.append(limit)
+        with self._lock:
+            return [dict(r) for r in self._db.execute(sql, args).fetchall()]
+
+    # ---- consolidation idempotency ------------------------------------------------------
+    def episode_report(self, episode_id: str) -> dict | None:
+        """The stored report when ``episode_id`` was already consolidated, else None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT report FROM episodes WHERE episode_id = ?", (episode_id,)
+            ).fetchone()
+        return json.loads(row["report"]) if row else None
+
+    def finish_episode(self, episode_id: str, report: dict) -> None:
+        """Mark ``episode_id`` consolidated (its journal is no longer needed)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO episodes (episode_id, ts, report) VALUES (?, ?, ?)",
+                (episode_id, time.time(), json.dumps(report)),
+            )
+            self._db.execute("DELETE FROM journal WHERE episode_id = ?", (episode_id,))
+
+    def journal_get(self, episode_id: str, key: str) -> Any | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT value FROM journal WHERE episode_id = ? AND key = ?", (episode_id, key)
+            ).fetchone()
+        return json.loads(row["value"]) if row else None
+
+    def journal_put(self, episode_id: str, key: str, value: Any) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO journal (episode_id, key, value) VALUES (?, ?, ?)",
+                (episode_id, key, json.dumps(value)),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,81 @@
+"""Long-term memory prompts: the creator (semantic insights, episode record) and the Mem0
+updater (ADD / UPDATE / DELETE / NOOP against existing items named by integer ids)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, StringConstraints
+
+# Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
+Sentence = Annotated[str, StringConstraints(max_length=200)]
+
+SEMANTIC_SYSTEM = (
+    "You turn a robot's finished task into reusable lessons, each ONE full sentence. "
+    "action: when an action works or fails and why, e.g. 'pick_up fails when the object is "
+    "not in the current room'. task: how to succeed at this kind of task. "
+    "At most 3 action and 2 task lessons."
+)
+
+EPISODIC_SYSTEM = (
+    "Summarize the robot's attempt in at most 3 sentences: the task, the key actions with what "
+    "the world answered, and the outcome. Keep object and place names exactly."
+)
+
+UPDATER_SYSTEM = (
+    "You maintain a robot's memory. Compare NEW with the EXISTING items (by number). "
+    "ADD: NEW is not known. UPDATE id: NEW refines item id; give the merged text. "
+    "DELETE id: NEW contradicts item id, which is outdated (NEW replaces it). "
+    "NOOP: NEW is already known."
+)
+
+
+class SemanticInsights(BaseModel):
+    """Semantic memory items created at task end."""
+
+    action: list[Sentence] = Field(
+        default_factory=list, max_length=3, description="Action lessons (sentences)."
+    )
+    task: list[Sentence] = Field(
+        default_factory=list, max_length=2, description="Task lessons (sentences)."
+    )
+
+
+class EpisodeRecord(BaseModel):
+    """The episodic memory item of one task attempt."""
+
+    summary: str = Field(max_length=600, description="Task, key actions and feedback, outcome.")
+
+
+class MemoryDecision(BaseModel):
+    """The updater's decision for one new item (Mem0)."""
+
+    event: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+    id: int | None = Field(default=None, description="EXISTING item number for UPDATE/DELETE.")
+    text: str | None = Field(default=None, max_length=300, description="Merged text for UPDATE.")
+
+
+def outcome_line(success: bool, score: float | None, max_score: float | None) -> str:
+    """'success' / 'failure', with the score when the world gives one."""
+    word = "success" if success else "failure"
+    if score is not None and max_score:
+        return f"{word} (score {score:g}/{max_score:g})"
+    return word
+
+
+def creator_prompt(
+    task: str, outcome: str, steps: str, temporal_text: str, spatial_text: str
+) -> str:
+    """What the creator reads: task, outcome, steps taken, short-term memories."""
+    parts = [f"Task: {task}", f"Outcome: {outcome}", f"Steps:\n{steps or '(none)'}"]
+    if temporal_text.strip():
+        parts.append(f"History:\n{temporal_text}")
+    if spatial_text.strip():
+        parts.append(f"Known places:\n{spatial_text}")
+    return "\n".join(parts)
+
+
+def updater_prompt(new: str, existing: list[str]) -> str:
+    """NEW item and the EXISTING ones numbered from 0 (integer temp ids, never UUIDs)."""
+    lines = "\n".join(f"{i}. {text}" for i, text in enumerate(existing))
+    return f"NEW: {new}\nEXISTING:\n{lines}"

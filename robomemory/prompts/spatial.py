@@ -1,0 +1,70 @@
+"""Prompts and response schemas of spatial memory (paper Algorithm 2): extractor and resolver."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
+
+# Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
+Name = Annotated[str, StringConstraints(max_length=60)]
+
+
+class Relation(BaseModel):
+    """One spatial relation: subject, relation, object (e.g. apple / in / fridge)."""
+
+    subject: Name
+    relation: Name
+    object: Name
+
+
+class ExtractedRelations(BaseModel):
+    """Relation extractor answer: the spatial relations s_t states (G_new)."""
+
+    relations: list[Relation] = Field(default_factory=list, max_length=32)
+
+
+class EdgeModify(BaseModel):
+    """Replace edge ``id`` by a corrected relation (the old edge is kept as history)."""
+
+    id: int
+    subject: Name
+    relation: Name
+    object: Name
+
+
+class ResolverDecision(BaseModel):
+    """Conflict resolver answer: operations against the integer edge ids it was shown."""
+
+    delete: list[int] = Field(default_factory=list, max_length=32)
+    modify: list[EdgeModify] = Field(default_factory=list, max_length=32)
+    add: list[Relation] = Field(default_factory=list, max_length=32)
+
+
+EXTRACT_SYSTEM = (
+    "List where things are now, as subject/relation/object triples from the robot's observation. "
+    "'I' is the robot. Relations: in, on, at, near, hold. Short names. Examples: 'I put the cup "
+    "in the drawer in the kitchen' -> cup in drawer, I at kitchen; 'I took the apple' -> I hold "
+    "apple."
+)
+
+RESOLVE_SYSTEM = (
+    "You keep a robot's spatial map consistent. New edges come from the latest observation and "
+    "are true now. Return the ids of known edges they make false in delete, corrected known edges "
+    "in modify, missing relations in add. Use only the known ids; empty lists if no conflict."
+)
+
+
+def extract_user(summary: str) -> str:
+    """User message of the relation extractor."""
+    return f"Observation: {summary}"
+
+
+def resolve_user(known: Sequence[tuple[int, str]], new: Sequence[str]) -> str:
+    """User message of the conflict resolver: G_local's old edges by id, then G_new."""
+    lines = ["Known edges:"]
+    lines += [f"{i}: {text}" for i, text in known] or ["(none)"]
+    lines.append("New edges:")
+    lines += [f"- {text}" for text in new] or ["(none)"]
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""Algorithm 2 (spatial KG update) on hand-built graphs, with a FAKE model and FAKE embedder.
+
+The model's answers are scripted (ScriptedChatModel); embeddings are langchain's deterministic
+hash embeddings (identical text → identical vector, different text → near-orthogonal), so a
+query equal to a vertex name retrieves exactly that vertex. Graph store and files are real.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from robomemory.config import SpatialConfig
+from robomemory.memory.spatial import SpatialMemory, render_triples
+from robomemory.memory.stores.graph_nx import NetworkxGraphStore
+from robomemory.structured import StructuredLLM
+from robomemory.testing import ScriptedChatModel, message_text
+
+
+class Script:
+    """Scripted answers: ``rels`` for the extractor, ``decision`` for the resolver."""
+
+    def __init__(self):
+        self.rels: list[tuple[str, str, str]] = []
+        self.decision: dict | str = {"delete": [], "modify": [], "add": []}
+        self.prompts: dict[str, list[str]] = {"ExtractedRelations": [], "ResolverDecision": []}
+
+    def __call__(self, schema, messages):
+        self.prompts[schema.__name__].append(message_text(messages))
+        if schema.__name__ == "ExtractedRelations":
+            return {
+                "relations": [{"subject": s, "relation": r, "object": o} for s, r, o in self.rels]
+            }
+        return self.decision
+
+
+@pytest.fixture
+def script():
+    return Script()
+
+
+@pytest.fixture
+def llm(script):
+    return StructuredLLM(ScriptedChatModel(responder=script), max_retries=0).for_node("spatial")
+
+
+def make_memory(tmp_path=None, k_hops=2, top_n=1):
+    path = tmp_path / "g.json" if tmp_path else None
+    store = NetworkxGraphStore("g", path)
+    cfg = SpatialConfig(top_n=top_n, k_hops=k_hops)
+    return SpatialMemory(cfg, store, DeterministicFakeEmbedding(size=64))
+
+
+def step(mem, script, llm, n, rels, queries=(), decision=None, episode="ep"):
+    script.rels = rels
+    script.decision = {"delete": []} if decision is None else decision
+    return mem.update("obs", list(queries), step=n, episode_id=episode, llm=llm)
+
+
+def valid(mem):
+    return {t.text() for t in mem.triples()}
+
+
+def test_first_update_adds_relations_without_resolver(script, llm):
+    mem = make_memory()
+    stats = step(mem, script, llm, 1, [("The Apple", "in", "fridge"), ("robot", "hold", "cup")])
+    assert valid(mem) == {"apple in fridge", "I hold cup"}
+    assert (stats.vertices, stats.edges, stats.new_edges) == (4, 2, 2)
+    assert script.prompts["ResolverDecision"] == []
+
+
+def test_khop_bound_and_induced_subgraph(script, llm):
+    mem = make_memory(k_hops=2)
+    chain = [("a", "next", "b"), ("b", "next", "c"), ("c", "next", "d"), ("d", "next", "e")]
+    step(mem, script, llm, 1, chain)
+    stats = step(mem, script, llm, 2, [("x", "near", "y")], queries=["a"])
+    prompt = script.prompts["ResolverDecision"][-1]
+    assert "a next b" in prompt and "b next c" in prompt
+    assert "c next d" not in prompt and "d next e" not in prompt
+    assert "- x near y" in prompt
+    assert stats.sent_vertices == 5  # a, b, c (2 hops) + x, y (new)
+    assert stats.sent_edges == 3  # two old + one new
+
+
+def test_old_location_enters_local_graph_without_query(script, llm):
+    mem = make_memory()
+    step(mem, script, llm, 1, [("cup", "on", "table"), ("lamp", "on", "desk")])
+    step(mem, script, llm, 2, [("cup", "in", "drawer")], queries=[])
+    prompt = script.prompts["ResolverDecision"][-1]
+    assert "1: cup on table" in prompt and "- cup in drawer" in prompt
+    assert "lamp on desk" not in prompt
+
+
+def test_invalidation_keeps_history_and_prunes(script, llm):
+    mem = make_memory()
+    step(mem, script, llm, 1, [("cup", "on", "table")])
+    stats = step(mem, script, llm, 2, [("cup", "in", "drawer")], decision={"delete": [1]})
+    assert valid(mem) == {"cup in drawer"}
+    old = [t for t in mem.triples(include_invalid=True) if not t.valid]
+    assert [(o.text(), o.valid_from_step, o.invalidated_at_step) for o in old] == [
+        ("cup on table", 1, 2)
+    ]
+    assert "table" not in mem.store.vertex_names()  # isolated → pruned
+    assert stats.ops_applied == 1 and stats.vertices == 2
+    assert [t.text() for t in mem.retrieve(["cup"])] == ["cup in drawer"]
+    assert "until step 2" in render_triples(mem.triples(include_invalid=True), history=True)
+
+
+def test_modify_invalidates_and_adds(script, llm):
+    mem = make_memory()
+    step(mem, script, llm, 1, [("apple", "near", "I"), ("apple", "on", "counter")])
+    modify = {"modify": [{"id": 1, "subject": "I", "relation": "hold", "object": "apple"}]}
+    step(mem, script, llm, 2, [("I", "at", "kitchen")], queries=["apple"], decision=modify)
+    assert valid(mem) == {"apple on counter", "I at kitchen", "I hold apple"}
+    assert "apple near I" in {t.text() for t in mem.triples(include_invalid=True)}
+
+
+BAD_ANSWERS = [
+    {"delete": [99]},
+    {"delete": [1, 99]},  # one bad id rejects the whole answer
+    {"modify": [{"id": 2, "subject": "", "relation": "on", "object": "x"}]},
+    {"add": [{"subject": "cup", "relation": "on", "object": "cup"}]},
+    {"delete": ["one"]},
+    "definitely not json",
+]
+
+
+@pytest.mark.parametrize("answer", BAD_ANSWERS)
+def test_bad_resolver_answer_leaves_graph_unchanged(script, llm, answer):
+    mem = make_memory(top_n=1)
+    step(mem, script, llm, 1, [("cup", "on", "table"), ("book", "on", "shelf")])
+    before = [t.model_dump() for t in mem.triples(include_invalid=True)]
+    stats = step(mem, script, llm, 2, [("cup", "on", "table")], queries=["book"], decision=answer)
+    assert script.prompts["ResolverDecision"], "resolver must have been asked"
+    assert [t.model_dump() for t in mem.triples(include_invalid=True)] == before
+    assert stats.ops_applied == 0
+    if isinstance(answer, dict) and answer != {"delete": ["one"]}:
+        assert stats.ops_rejected == sum(len(v) for v in answer.values())
+
+
+def test_rejected_answer_still_adds_observed_edges(script, llm):
+    mem = make_memory()
+    step(mem, script, llm, 1, [("cup", "on", "table")])
+    step(mem, script, llm, 2, [("cup", "in", "drawer")], decision={"delete": [7]})
+    assert valid(mem) == {"cup on table", "cup in drawer"}
+    assert all(t.valid for t in mem.triples(include_invalid=True))
+
+
+def test_extractor_failure_adds_nothing(script, llm):
+    mem = make_memory()
+    step(mem, script, llm, 1, [("cup", "on", "table")])
+    script.rels = None  # the responder below now answers garbage for the extractor
+
+    def broken(schema, messages):
+        return "??" if schema.__name__ == "ExtractedRelations" else {}
+
+    llm.llm.chat_model.responder = broken
+    stats = mem.update("obs", [], step=2, episode_id="ep", llm=llm)
+    assert valid(mem) == {"cup on table"} and stats.new_edges == 0
+    assert llm.usage.fallbacks == 1
+
+
+def test_rerunning_a_step_is_a_noop(script, llm):
+    mem = make_memory()
+    step(mem, script, llm, 1, [("cup", "on", "table")])
+    again = step(mem, script, llm, 1, [("cup", "on", "floor")])
+    assert again.skipped and valid(mem) == {"cup on table"}
+    assert len(script.prompts["ExtractedRelations"]) == 1
+    other = step(mem, script, llm, 1, [("cup", "on", "floor")], episode="ep2")
+    assert not other.skipped
+
+
+def test_persistence_survives_reopen(tmp_path, script, llm):
+    mem = make_memory(tmp_path)
+    step(mem, script, llm, 1, [("cup", "on", "table"), ("table", "at", "kitchen")])
+    step(mem, script, llm, 2, [("cup", "in", "drawer")], decision={"delete": [1]})
+    before = [t.model_dump() for t in mem.triples(include_invalid=True)]
+    reopened = make_memory(tmp_path)
+    assert [t.model_dump() for t in reopened.triples(include_invalid=True)] == before
+    assert reopened.retrieve(["table"])[0].text() == "table at kitchen"
+    assert step(reopened, script, llm, 2, [("x", "on", "y")]).skipped
+    step(reopened, script, llm, 3, [("plate", "on", "table")])
+    assert max(t.id for t in reopened.triples()) == 4  # ids keep counting after reopening
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert doc["done"] == ["ep:1", "ep:2", "ep:3"]
+
+
+def test_failed_write_keeps_previous_state(tmp_path, script, llm, monkeypatch):
+    mem = make_memory(tmp_path)
+    step(mem, script, llm, 1, [("cup", "on", "table")])
+    disk = (tmp_path / "g.json").read_text()
+
+    def crash(*_a, **_k):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr("robomemory.memory.stores.graph_nx.os.replace", crash)
+    with pytest.raises(OSError):
+        step(mem, script, llm, 2, [("cup", "in", "drawer")], decision={"delete": [1]})
+    monkeypatch.undo()
+    assert valid(mem) == {"cup on table"} and not mem.store.has_update("ep:2")
+    assert (tmp_path / "g.json").read_text() == disk
+    assert step(mem, script, llm, 2, [("cup", "in", "drawer")]).skipped is False
+
+
+def test_lifelong_steps_stay_monotonic_across_tasks(script, llm):
+    mem = make_memory()
+    for n in range(3):
+        step(mem, script, llm, n, [("cup", "on", "table")], episode="task1")
+    stats = step(
+        mem, script, llm, 0, [("cup", "in", "sink")], episode="task2", decision={"delete": [1]}
+    )
+    assert stats.step == 3  # task 2 counts from 0; the map keeps one clock per robot
+    (old,) = [t for t in mem.triples(include_invalid=True) if not t.valid]
+    assert (old.valid_from_step, old.invalidated_at_step) == (0, 3)
+    assert step(mem, script, llm, 0, [], episode="task2").skipped

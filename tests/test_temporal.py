@@ -1,0 +1,62 @@
+"""Temporal memory: FIFO capacity N, model compression at the front, fallback join."""
+
+from __future__ import annotations
+
+from robomemory.config import TemporalConfig
+from robomemory.memory.temporal import TemporalMemory, fallback_compress
+from robomemory.structured import StructuredLLM
+from robomemory.testing import ScriptedChatModel, by_schema, message_text
+
+
+def make_llm(answer):
+    model = ScriptedChatModel(responder=by_schema({"TemporalSummary": answer}))
+    return model, StructuredLLM(model, max_retries=1).for_node("temporal")
+
+
+def test_fifo_order_and_capacity_without_model_calls():
+    model, llm = make_llm(lambda m: {"summary": "never"})
+    mem = TemporalMemory(TemporalConfig(capacity=4))
+    buf: list[str] = []
+    for s in ["s1", "s2", "s3", "s4"]:
+        buf = mem.update(buf, s, llm)
+    assert buf == ["s1", "s2", "s3", "s4"]
+    assert model.calls == []
+    assert mem.update(buf, "   ", llm) == buf  # an empty summary changes nothing
+
+
+def test_compression_puts_one_summary_at_front_and_keeps_newest():
+    seen: list[str] = []
+
+    def answer(messages):
+        seen.append(message_text(messages))
+        return {"summary": "went to kitchen, took apple"}
+
+    model, llm = make_llm(answer)
+    mem = TemporalMemory(TemporalConfig(capacity=4))
+    old = ["s1", "s2", "s3", "s4"]
+    buf = mem.update(old, "s5", llm)
+    assert buf == ["went to kitchen, took apple", "s5"]
+    assert old == ["s1", "s2", "s3", "s4"]  # pure: the input is untouched
+    assert model.calls == ["TemporalSummary"]  # exactly one model call
+    prompt = seen[0]
+    assert all(s in prompt for s in ["s1", "s2", "s3", "s4"]) and "s5" not in prompt
+    assert prompt.index("s1") < prompt.index("s4")
+    # the buffer keeps growing from the compressed entry until N again
+    for s in ["s6", "s7"]:
+        buf = mem.update(buf, s, llm)
+    assert buf == ["went to kitchen, took apple", "s5", "s6", "s7"]
+    assert len(model.calls) == 1
+    assert TemporalMemory.render(buf).splitlines()[0] == "- went to kitchen, took apple"
+
+
+def test_compression_failure_falls_back_to_join():
+    model, llm = make_llm(lambda m: "not json at all")
+    mem = TemporalMemory(TemporalConfig(capacity=3))
+    buf = mem.update(["a", "b", "c"], "d", llm)
+    assert buf == ["a | b | c", "d"]
+    assert llm.usage.fallbacks == 1 and len(model.calls) == 2  # one try + one retry
+
+
+def test_fallback_join_is_truncated_keeping_the_latest_text():
+    text = fallback_compress(["x" * 300, "y" * 300], max_chars=100)
+    assert len(text) == 100 and text.endswith("y" * 50) and text.startswith("…")
