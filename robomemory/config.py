@@ -23,7 +23,7 @@ class ModelConfig(BaseModel):
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint (openai).")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Env var holding the key.")
     temperature: float = 0.0
-    max_tokens: int = 256
+    max_tokens: int = 400
     timeout_s: float = 120.0
     max_retries: int = Field(default=2, ge=0, description="Extra tries after a failed parse.")
     context_size: int = Field(default=4096, description="Context of the embedded model.")
@@ -79,13 +79,15 @@ class CondenserConfig(BaseModel):
 
 
 class MemoryConfig(BaseModel):
+    """Memory modules and where they live. Long-term memory and the spatial map persist per
+    ``robot_id`` under ``data_dir`` (lifelong); another robot_id or data_dir starts afresh."""
+
     temporal: TemporalConfig = TemporalConfig()
     spatial: SpatialConfig = SpatialConfig()
     longterm: LongTermConfig = LongTermConfig()
     utility: UtilityConfig = UtilityConfig()
     condenser: CondenserConfig = CondenserConfig()
     data_dir: Path = Field(default_factory=lambda: default_data_dir() / "memory")
-    lifelong: bool = Field(default=True, description="Keep long-term + spatial memory per robot.")
 
 
 class AgentConfig(BaseModel):

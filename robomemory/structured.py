@@ -78,20 +78,38 @@ def build_messages(system: str, user: str, images: Sequence[str] = ()) -> list[B
 class StructuredLLM:
     """Wraps a LangChain chat model for schema-constrained calls shared by all nodes."""
 
-    def __init__(self, chat_model: BaseChatModel, max_retries: int = 2, vision: bool = False):
+    def __init__(
+        self,
+        chat_model: BaseChatModel,
+        max_retries: int = 2,
+        vision: bool = False,
+        retry_temperature: float = 0.7,
+    ):
         self.chat_model = chat_model
         self.max_retries = max_retries
         self.vision = vision
-        self._runnables: dict[type[BaseModel], Any] = {}
+        self.retry_temperature = retry_temperature
+        self._retry_model = self._with_temperature(chat_model, retry_temperature)
+        self._runnables: dict[tuple[type[BaseModel], bool], Any] = {}
         self._lock = threading.Lock()
 
-    def _runnable(self, schema: type[BaseModel]) -> Any:
+    @staticmethod
+    def _with_temperature(model: BaseChatModel, temperature: float) -> BaseChatModel:
+        """A copy sampling at ``temperature``: a greedy model would repeat a bad answer."""
+        current = getattr(model, "temperature", None)
+        if current is None or current >= temperature:
+            return model
+        return model.model_copy(update={"temperature": temperature})
+
+    def _runnable(self, schema: type[BaseModel], retry: bool = False) -> Any:
         with self._lock:
-            if schema not in self._runnables:
-                self._runnables[schema] = self.chat_model.with_structured_output(
+            key = (schema, retry)
+            if key not in self._runnables:
+                model = self._retry_model if retry else self.chat_model
+                self._runnables[key] = model.with_structured_output(
                     schema, method="json_schema", include_raw=True
                 )
-            return self._runnables[schema]
+            return self._runnables[key]
 
     def for_node(self, node: str) -> NodeLLM:
         """A metered view of this model for one node invocation."""
@@ -117,15 +135,15 @@ class NodeLLM:
     ) -> CallResult[T]:
         """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail."""
         messages = build_messages(system, user, images if self.llm.vision else ())
-        runnable = self.llm._runnable(schema)
         error: str | None = None
         for attempt in range(self.llm.max_retries + 1):
+            runnable = self.llm._runnable(schema, retry=attempt > 0)
             started = time.perf_counter()
             try:
                 out = runnable.invoke(messages)
             except RETRYABLE as exc:
-                error = f"{type(exc).__name__}: {exc}"
-                self._meter(time.perf_counter() - started, None)
+                error = f"{type(exc).__name__}: {exc}"[:500]
+                self._meter(time.perf_counter() - started, None, _usage_of(exc))
                 log.warning("%s: model call failed (try %d): %s", self.node, attempt + 1, error)
                 continue
             self._meter(time.perf_counter() - started, out.get("raw"))
@@ -146,10 +164,18 @@ class NodeLLM:
         value = fallback() if callable(fallback) else fallback
         return CallResult(value, ok=False, error=error)
 
-    def _meter(self, seconds: float, raw: Any) -> None:
-        meta = getattr(raw, "usage_metadata", None) or {}
+    def _meter(self, seconds: float, raw: Any, usage: dict | None = None) -> None:
+        meta = usage or getattr(raw, "usage_metadata", None) or {}
         with self._lock:
             self.usage.calls += 1
             self.usage.seconds += seconds
             self.usage.prompt_tokens += int(meta.get("input_tokens", 0) or 0)
             self.usage.completion_tokens += int(meta.get("output_tokens", 0) or 0)
+
+
+def _usage_of(exc: BaseException) -> dict | None:
+    """Token usage of a completion the client rejected (e.g. cut at max_tokens)."""
+    usage = getattr(getattr(exc, "completion", None), "usage", None)
+    if usage is None:
+        return None
+    return {"input_tokens": usage.prompt_tokens, "output_tokens": usage.completion_tokens}

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, StringConstraints
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
-Name = Annotated[str, StringConstraints(max_length=60)]
+Name = Annotated[str, StringConstraints(max_length=40)]
 
 
 class Relation(BaseModel):
@@ -22,7 +22,7 @@ class Relation(BaseModel):
 class ExtractedRelations(BaseModel):
     """Relation extractor answer: the spatial relations s_t states (G_new)."""
 
-    relations: list[Relation] = Field(default_factory=list, max_length=32)
+    relations: list[Relation] = Field(default_factory=list, max_length=24)
 
 
 class EdgeModify(BaseModel):
@@ -37,9 +37,9 @@ class EdgeModify(BaseModel):
 class ResolverDecision(BaseModel):
     """Conflict resolver answer: operations against the integer edge ids it was shown."""
 
-    delete: list[int] = Field(default_factory=list, max_length=32)
-    modify: list[EdgeModify] = Field(default_factory=list, max_length=32)
-    add: list[Relation] = Field(default_factory=list, max_length=32)
+    delete: list[int] = Field(default_factory=list, max_length=24)
+    modify: list[EdgeModify] = Field(default_factory=list, max_length=24)
+    add: list[Relation] = Field(default_factory=list, max_length=24)
 
 
 EXTRACT_SYSTEM = (
