@@ -44,7 +44,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if obs.max_score is not None:
         update["max_score"] = obs.max_score
     reason = None
-    if action.verb == TASK_COMPLETE and result.ok:
+    if action.verb == TASK_COMPLETE and (result.ok or obs.done):
         reason = "task_complete"
     elif obs.done:
         reason = "won" if obs.won else ("lost" if obs.lost else "env_done")

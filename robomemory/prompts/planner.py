@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal, Union
 
 from pydantic import BaseModel, Field, create_model
 
@@ -21,24 +21,45 @@ CRITIC_SYSTEM = (
 )
 
 
-@lru_cache(maxsize=64)
-def _step_model(verbs: tuple[str, ...], targets: tuple[str, ...]) -> type[BaseModel]:
-    verb_type = Literal[verbs]  # type: ignore[valid-type]
-    arg_type = Literal[targets] if targets else str  # type: ignore[valid-type]
+@lru_cache(maxsize=256)
+def _verb_step(verb: str, kinds: tuple[tuple[str, ...] | None, ...]) -> type[BaseModel]:
+    """One plan-step variant: a fixed verb and arguments drawn from their kinds' names."""
+    names: list[str] = []
+    free = False
+    for valid in kinds:
+        if valid is None:
+            free = True
+        else:
+            names += [n for n in valid if n not in names]
+    arg_type = str if free or not names else Literal[tuple(names)]  # type: ignore[valid-type]
+    n = len(kinds)
     return create_model(
-        "PlanStep",
-        action=(verb_type, ...),
-        args=(list[arg_type], Field(default_factory=list, max_length=2)),
+        f"Step_{verb}",
+        action=(Literal[verb], ...),  # type: ignore[valid-type]
+        args=(list[arg_type], Field(default_factory=list, min_length=n, max_length=n)),
     )
 
 
-def make_step_model(space: ActionSpace) -> type[BaseModel]:
-    """A pydantic model for one action: verb from the space, arguments from known names."""
-    return _step_model(tuple(v.name for v in space.verbs), tuple(space.all_targets()))
+def make_step_model(space: ActionSpace) -> Any:
+    """The type of one plan step: a union of per-verb variants, each constraining its
+    arguments to the names the agent knows for that argument kind. A verb that needs a kind
+    with no known name yet (e.g. navigate_to before any room is known) is left out."""
+    variants = []
+    for verb in space.verbs:
+        kinds = tuple(
+            None if space.targets.get(kind) is None else tuple(space.targets[kind])
+            for kind in verb.arg_kinds
+        )
+        if any(k == () for k in kinds):
+            continue
+        variants.append(_verb_step(verb.name, kinds))
+    if not variants:
+        raise ValueError("the action space offers no usable action")
+    return variants[0] if len(variants) == 1 else Union[tuple(variants)]  # noqa: UP007
 
 
 @lru_cache(maxsize=64)
-def _plan_model(step: type[BaseModel], max_len: int) -> type[BaseModel]:
+def _plan_model(step: Any, max_len: int) -> type[BaseModel]:
     return create_model(
         "Plan",
         thought=(str, Field(description="one short sentence", max_length=300)),
