@@ -1,0 +1,66 @@
+"""`robomemory run` as a user runs it: a real process, a real game, SQLite checkpoints; the model
+is the FAKE OpenAI-compatible server. Includes a hard kill mid-run and `--resume` in a new process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from robomemory.eval.fake_openai_server import FakeOpenAIServer
+
+
+def _cli(args: list[str], env: dict) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "robomemory.cli", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )
+
+
+def _checkpoints(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db) as con:
+            return con.execute("select count(*) from checkpoints").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_run_killed_then_resumed_in_a_new_process(tmp_path):
+    data = tmp_path / "data"
+    with FakeOpenAIServer(latency_s=0.05) as model:
+        env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
+        base = ["run", "--game", "cooking_1room", "--model", "openai", "--base-url",
+                model.base_url, "--max-steps", "5", "--data", str(data), "--thread", "t1"]
+        proc = _cli(base, env)
+        db = data / "memory" / "checkpoints.sqlite"
+        deadline = time.monotonic() + 120
+        while _checkpoints(db) < 12 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[0]
+        os.killpg(proc.pid, signal.SIGKILL)  # a hard crash: no clean-up runs
+        proc.wait()
+        assert not (data / "runs" / "t1.json").exists()
+
+        resumed = _cli([*base, "--resume"], env)
+        out, _ = resumed.communicate(timeout=300)
+        assert resumed.returncode == 0, out
+    trace = json.loads((data / "runs" / "t1.json").read_text())
+    assert trace["steps"] == 5 and trace["end_reason"] == "max_steps"
+    assert [t["step"] for t in trace["trajectory"]] == [1, 2, 3, 4, 5]
+    assert trace["usage"]["consolidate"]["runs"] == 1
+    assert "model calls" in out and "trace:" in out
+
+
+def test_resume_needs_a_thread(tmp_path):
+    proc = _cli(["run", "--resume"], os.environ | {"ROBOMEMORY_HOME": str(tmp_path)})
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "--resume needs --thread" in out
