@@ -82,8 +82,18 @@ class CommandWorldExecutor(ABC):
     def _refused(self, text: str) -> bool:
         """True when the world's reply says it refused the command."""
 
-    def _close_world(self) -> None:  # pragma: no cover - overridden where a process exists
-        return None
+    def _close_world(self) -> None:
+        """Close the world's process when this executor started it."""
+        env = getattr(self, "env", None)
+        if getattr(self, "_own_env", False) and env is not None:
+            env.close()
+
+    def send_raw(self, command: str) -> WorldReply:
+        """Send a raw world command (oracle replays, spatial-accuracy bench)."""
+        reply = self._send(command)
+        self._last = reply
+        self._remember()
+        return reply
 
     # --- Executor protocol -------------------------------------------------------------------
     def reset(self) -> tuple[str, Observation]:

@@ -22,8 +22,16 @@ log = logging.getLogger(__name__)
 # The rooms of ScienceWorld's house (fixed by the world).
 ROOMS = frozenset(
     {
-        "hallway", "kitchen", "bedroom", "living room", "art studio", "workshop",
-        "greenhouse", "outside", "bathroom", "foundry",
+        "hallway",
+        "kitchen",
+        "bedroom",
+        "living room",
+        "art studio",
+        "workshop",
+        "greenhouse",
+        "outside",
+        "bathroom",
+        "foundry",
     }
 )
 
@@ -156,17 +164,6 @@ class ScienceWorldExecutor(CommandWorldExecutor):
     def gold_actions(self) -> list[str]:
         """The world's oracle command sequence for the loaded variation (after reset)."""
         return list(self.env.get_gold_action_sequence())
-
-    def send_raw(self, command: str) -> WorldReply:
-        """Send a raw world command (oracle replays, spatial-accuracy bench)."""
-        reply = self._send(command)
-        self._last = reply
-        self._remember()
-        return reply
-
-    def _close_world(self) -> None:
-        if self._own_env:
-            self.env.close()
 
 
 def scienceworld_task_names() -> list[str]:

@@ -116,8 +116,7 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
             elif m := _ONE_ARG.match(act):
                 objects.append(m.group(2))
         # Receptacles and appliances are objects too; the kinds only document the signature.
-        return {"direction": places, "object": objects, "receptacle": objects,
-                "appliance": objects}
+        return {"direction": places, "object": objects, "receptacle": objects, "appliance": objects}
 
     def _refused(self, text: str) -> bool:
         return text.strip().startswith(REFUSALS_START)
@@ -125,14 +124,3 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
     def gold_actions(self) -> list[str]:
         """The world's oracle command sequence for this seed."""
         return list(self._gold)
-
-    def send_raw(self, command: str) -> WorldReply:
-        """Send a raw world command (oracle replays)."""
-        reply = self._send(command)
-        self._last = reply
-        self._remember()
-        return reply
-
-    def _close_world(self) -> None:
-        if self._own_env:
-            self.env.close()
