@@ -73,12 +73,17 @@ def test_first_update_adds_relations_without_resolver(script, llm):
 
 def test_khop_bound_and_induced_subgraph(script, llm):
     mem = make_memory(k_hops=2)
-    chain = [("a", "next", "b"), ("b", "next", "c"), ("c", "next", "d"), ("d", "next", "e")]
+    chain = [
+        ("a", "east_of", "b"),
+        ("b", "east_of", "c"),
+        ("c", "east_of", "d"),
+        ("d", "east_of", "e"),
+    ]
     step(mem, script, llm, 1, chain)
     stats = step(mem, script, llm, 2, [("x", "near", "y")], queries=["a"])
     prompt = script.prompts["ResolverDecision"][-1]
-    assert "a next b" in prompt and "b next c" in prompt
-    assert "c next d" not in prompt and "d next e" not in prompt
+    assert "a east_of b" in prompt and "b east_of c" in prompt
+    assert "c east_of d" not in prompt and "d east_of e" not in prompt
     assert "- x near y" in prompt
     assert stats.sent_vertices == 5  # a, b, c (2 hops) + x, y (new)
     assert stats.sent_edges == 3  # two old + one new

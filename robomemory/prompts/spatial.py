@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Name = Annotated[str, StringConstraints(max_length=40)]
 
+# A fixed relation vocabulary keeps the map canonical ("cup on table" vs "cup in drawer" are
+# then comparable) and lets the grammar stop a small model from inventing relations.
+RELATIONS = (
+    "in", "on", "at", "hold", "near", "under", "left_of", "right_of",
+    "north_of", "south_of", "east_of", "west_of",
+)  # fmt: skip
+RelationName = Literal[RELATIONS]  # type: ignore[valid-type]
+
 
 class Relation(BaseModel):
     """One spatial relation: subject, relation, object (e.g. apple / in / fridge)."""
 
     subject: Name
-    relation: Name
+    relation: RelationName
     object: Name
 
 
@@ -30,7 +38,7 @@ class EdgeModify(BaseModel):
 
     id: int
     subject: Name
-    relation: Name
+    relation: RelationName
     object: Name
 
 
@@ -44,7 +52,8 @@ class ResolverDecision(BaseModel):
 
 EXTRACT_SYSTEM = (
     "List where things are now, as subject/relation/object triples from the robot's observation. "
-    "'I' is the robot. Relations: in, on, at, near, hold. Short names. Examples: 'I put the cup "
+    "'I' is the robot. Relations: in, on, at, near, hold, under, left_of, right_of, and "
+    "north_of etc. for rooms. Short names. Examples: 'I put the cup "
     "in the drawer in the kitchen' -> cup in drawer, I at kitchen; 'I took the apple' -> I hold "
     "apple."
 )
