@@ -191,12 +191,14 @@ def _restore_signal_handlers(saved: dict[int, object]) -> None:
 
 
 def default_threads() -> int:
-    """CPU threads for llama.cpp: all usable cores but one.
+    """CPU threads for llama.cpp: $ROBOMEMORY_THREADS if set, else all usable cores but one.
 
     llama.cpp's threads meet at a barrier every token; when another process (or this agent's
     embedder) takes a core, a thread-per-core setting stalls at that barrier. Measured on 2
     cores at load 7: 2 threads 0.4 tokens/s, 1 thread 3.3; at load 3: 6.9 vs 4.6 (json_schema).
     """
+    if os.environ.get("ROBOMEMORY_THREADS"):
+        return max(1, int(os.environ["ROBOMEMORY_THREADS"]))
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

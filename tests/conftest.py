@@ -21,12 +21,12 @@ def make_agent(tmp_path):
     """Build an agent with a real SQLite checkpointer and real stores; the model is a fake."""
     built = []
 
-    def make(cfg: AgentConfig, executor, llm):
+    def make(cfg: AgentConfig, executor, llm, embedder=None):
         agent = build_agent(
             cfg,
             executor,
             llm=llm,
-            embedder=DeterministicFakeEmbedding(size=32),
+            embedder=embedder or DeterministicFakeEmbedding(size=32),
             checkpointer=sqlite_checkpointer(tmp_path / "checkpoints.sqlite"),
         )
         built.append(agent)

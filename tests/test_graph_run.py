@@ -164,3 +164,34 @@ def test_four_memory_branches_run_concurrently(agent_config, make_agent):
     result = agent.run(thread_id="branches")
     assert result.steps == 2 and not barrier.broken
     assert sorted(met) == sorted(["temporal", "spatial", "semantic", "episodic"] * 2)
+
+
+def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config, make_agent):
+    """Task 1 writes semantic + episodic memory; task 2 of the same robot retrieves it through
+    the graph, and its success raises the retrieved items' Q (MemRL)."""
+    from robomemory.models import make_embedder
+
+    game = "cooking_1room"
+    lessons = {
+        "SemanticInsights": lambda m: {
+            "action": ["Open the fridge before taking food from it."],
+            "task": ["To cook a meal, read the cookbook, get the ingredients, prepare the meal."],
+        },
+        "EpisodeRecord": lambda m: {"summary": "Read the cookbook, took the milk, ate the meal."},
+        "MemoryDecision": lambda m: {"event": "ADD"},
+    }
+    embedder = make_embedder(agent_config.model)  # real MiniLM: similarity must mean something
+    results = []
+    for episode in ("task-1", "task-2"):
+        llm = scripted_llm({"Plan": walkthrough_planner(game), **APPROVE, **lessons})
+        agent = make_agent(agent_config, TextWorldExecutor(bundled_game(game)), llm, embedder)
+        results.append(agent.run(thread_id=episode))
+        state = agent.state(episode)
+        agent.context.memory.close()
+    first, second = results
+    assert first.success and first.consolidation["semantic"]["ADD"] >= 1
+    assert state["retrieved_ids"], "task 2 retrieved nothing from long-term memory"
+    assert "cookbook" in state["recalled"]["semantic"] + state["recalled"]["episodic"]
+    updated = {u["id"]: u for u in second.consolidation["q_updates"]}
+    assert set(state["retrieved_ids"]) <= set(updated)
+    assert all(u["q_new"] > u["q_old"] for u in updated.values())
