@@ -30,7 +30,9 @@ class Relation(BaseModel):
 class ExtractedRelations(BaseModel):
     """Relation extractor answer: the spatial relations s_t states (G_new)."""
 
-    relations: list[Relation] = Field(default_factory=list, max_length=24)
+    # maxItems bounds what the model generates (a small model may loop listing relations; the
+    # grammar then closes the list); it is not a validation limit on callers.
+    relations: list[Relation] = Field(default_factory=list, json_schema_extra={"maxItems": 12})
 
 
 class EdgeModify(BaseModel):
