@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Console
+from rich.progress import Progress, TextColumn
 
 from robomemory.config import AgentConfig
 from robomemory.eval.metrics import location_prf
@@ -49,10 +50,12 @@ def truth_locations(world: dict[str, tuple[str, str]]) -> dict[str, str]:
 
 
 def evaluate_game(path: Path, cfg: AgentConfig, llm: Any, embedder: Any, robot_id: str,
-                  before_step: Callable[[Any], None] | None = None) -> list[dict]:
+                  before_step: Callable[[Any], None] | None = None,
+                  on_step: Callable[[dict], None] | None = None) -> list[dict]:
     """Play one game's walkthrough through perceive + spatial; one accuracy row per step.
 
-    ``before_step(executor)`` runs before each perception (tests feed a facts oracle with it).
+    ``before_step(executor)`` runs before each perception (tests feed a facts oracle with it);
+    ``on_step(row)`` gets each accuracy row as soon as it is measured (progress display).
     """
     from robomemory.executors.envs.textworld import TextWorldExecutor, walkthrough_actions
     from robomemory.graphs.context import AgentContext
@@ -82,6 +85,8 @@ def evaluate_game(path: Path, cfg: AgentConfig, llm: Any, embedder: Any, robot_i
             predicted = {k: v for k, v in kg_locations(memory.spatial.triples()).items()
                          if k in all_truth}
             rows.append({"step": step, **location_prf(predicted, truth)})
+            if on_step is not None:
+                on_step(rows[-1])
             if step == len(actions):
                 break
             result = executor.execute(actions[step])
@@ -119,6 +124,7 @@ def run(suite_name: str, cfg: AgentConfig, out: Path, llm: Any = None, embedder:
         episodes: int | None = None) -> dict:
     """Evaluate every TextWorld game of the suite; write OUT/spatial_accuracy.json."""
     from robomemory.eval.suites import tw_cooking_game
+    from robomemory.executors.envs.textworld import walkthrough_actions
 
     if llm is None:
         from robomemory.models import make_llm
@@ -133,10 +139,24 @@ def run(suite_name: str, cfg: AgentConfig, out: Path, llm: Any = None, embedder:
     suite = get_suite(suite_name)
     tasks = [t for t in suite.tasks if t.world == "textworld"][: episodes or None]
     per_game: dict[str, list[dict]] = {}
+    paths = {}
     for spec in tasks:
         p = spec.params
-        path = Path(p["path"]) if "path" in p else tw_cooking_game(p["level"], int(p["seed"]))
-        per_game[spec.id] = evaluate_game(path, cfg, llm, embedder, robot_id=f"acc-{spec.id}")
+        paths[spec.id] = (
+            Path(p["path"]) if "path" in p else tw_cooking_game(p["level"], int(p["seed"]))
+        )
+    total = sum(len(walkthrough_actions(path)) for path in paths.values())
+    columns = (*Progress.get_default_columns(), TextColumn("{task.fields[f1]}"))
+    with Progress(*columns, console=Console(stderr=True)) as progress:
+        bar = progress.add_task("spatial accuracy", total=total, f1="")
+        for game, path in paths.items():
+
+            def show(row: dict, game: str = game) -> None:
+                progress.update(bar, advance=1, description=game, f1=f"F1 {row['f1']:.2f}")
+
+            per_game[game] = evaluate_game(
+                path, cfg, llm, embedder, robot_id=f"acc-{game}", on_step=show
+            )
     summary = summarize_games(per_game)
     write_json_atomic(out / "spatial_accuracy.json", summary)
     return summary
