@@ -44,7 +44,8 @@ from robomemory.structured import NodeLLM
 log = logging.getLogger(__name__)
 
 _ARTICLES = re.compile(r"^(the|a|an|some)\s+")
-_SELF = {"i", "me", "myself", "robot", "the robot", "agent"}
+# Names by which an observation or a model refers to the robot itself (and what it carries).
+_SELF = {"i", "me", "myself", "robot", "agent", "you", "yourself", "inventory", "your inventory"}
 _CACHE_MAX = 4096
 
 Key = tuple[str, str, str]

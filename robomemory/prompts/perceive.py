@@ -9,9 +9,10 @@ from pydantic import BaseModel, Field, StringConstraints
 Query = Annotated[str, StringConstraints(max_length=120)]
 
 SUMMARIZER_SYSTEM = (
-    "You are the step summarizer of a robot. In one or two sentences, state what the last "
-    "action did and what is now observed (objects, where they are, what is held, open/closed). "
-    "Be factual and brief."
+    "You are the step summarizer of a robot. In at most three short sentences: what the last "
+    "action did, where the robot is, and where each object it sees is, e.g. 'I opened the "
+    "fridge in the kitchen. The milk is in the fridge. The knife is on the counter.' "
+    "Say what is held. Only facts from the observation."
 )
 
 QUERY_SYSTEM = (
@@ -24,7 +25,7 @@ QUERY_SYSTEM = (
 class StepSummary(BaseModel):
     """s_t: what just happened, in plain words."""
 
-    summary: str = Field(description="1-2 sentences", max_length=400)
+    summary: str = Field(description="at most 3 short sentences", max_length=600)
 
 
 class MemoryQueries(BaseModel):

@@ -55,9 +55,9 @@ class ResolverDecision(BaseModel):
 EXTRACT_SYSTEM = (
     "List where things are now, as subject/relation/object triples from the robot's observation. "
     "'I' is the robot. Relations: in, on, at, near, hold, under, left_of, right_of, and "
-    "north_of etc. for rooms. Short names. Examples: 'I put the cup "
-    "in the drawer in the kitchen' -> cup in drawer, I at kitchen; 'I took the apple' -> I hold "
-    "apple."
+    "north_of etc. for rooms. Short names. Example: 'I am in the kitchen. The milk is in the "
+    "fridge. The knife is on the counter. I took the apple.' -> I at kitchen, milk in fridge, "
+    "knife on counter, I hold apple."
 )
 
 RESOLVE_SYSTEM = (
