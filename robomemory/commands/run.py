@@ -19,6 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", choices=["local", "openai"], default="local")
     p.add_argument("--model-name", help="model name at the OpenAI-compatible endpoint")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    p.add_argument("--task", help="the task (robot: required; a world: overrides its objective)")
     p.add_argument("--max-steps", type=int, default=30)
     p.add_argument("--robot-id", default="default", help="whose long-term memory to use")
     p.add_argument("--data", type=Path, help="memory + checkpoint folder (~/.robomemory)")
@@ -31,6 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--waypoints", type=Path, help="robot: waypoint map YAML")
     p.add_argument("--arm", help="robot: arm driver factory 'module:function' (or $ROBOMEMORY_ARM)")
     p.add_argument("--ros-version", type=int, choices=[1, 2], default=2, help="robot: ROS 1 or 2")
+    p.add_argument("--objects", help="robot: comma list of object names the planner may use")
 
 
 def make_config(args: argparse.Namespace) -> AgentConfig:
@@ -48,11 +50,18 @@ def make_executor(args: argparse.Namespace):
     if args.env == "robot":
         from robomemory.executors.robot import RobotExecutor
 
-        missing = [f for f in ("policy", "rosbridge", "waypoints") if not getattr(args, f)]
+        missing = [f for f in ("policy", "rosbridge", "waypoints", "task") if not getattr(args, f)]
         if missing:
             raise SystemExit(f"--env robot needs {', '.join('--' + m for m in missing)}")
+        objects = [o.strip() for o in (args.objects or "").split(",") if o.strip()] or None
         return RobotExecutor.from_urls(
-            args.policy, args.rosbridge, args.waypoints, arm=args.arm, ros_version=args.ros_version
+            args.policy,
+            args.rosbridge,
+            args.waypoints,
+            arm=args.arm,
+            ros_version=args.ros_version,
+            task=args.task,
+            objects=objects,
         )
     from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
 
@@ -76,7 +85,9 @@ def main(args: argparse.Namespace) -> int:
     agent = build_agent(cfg, executor)
     try:
         with RunProgress(console, cfg.max_steps) as progress:
-            result = agent.run(thread_id=thread, resume=args.resume, on_event=progress.on_event)
+            result = agent.run(
+                thread_id=thread, task=args.task, resume=args.resume, on_event=progress.on_event
+            )
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted; resume with --thread {thread} --resume[/yellow]")
         return 130
