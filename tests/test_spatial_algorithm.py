@@ -220,3 +220,12 @@ def test_lifelong_steps_stay_monotonic_across_tasks(script, llm):
     (old,) = [t for t in mem.triples(include_invalid=True) if not t.valid]
     assert (old.valid_from_step, old.invalidated_at_step) == (0, 3)
     assert step(mem, script, llm, 0, [], episode="task2").skipped
+
+
+def test_retrieval_follows_edges_both_ways(script, llm):
+    """A query about the apple finds 'I hold apple' although the edge points at the apple;
+    the update's local subgraph still expands along outgoing edges only."""
+    mem = make_memory(k_hops=1)
+    step(mem, script, llm, 1, [("I", "hold", "apple"), ("I", "at", "kitchen")])
+    assert {t.text() for t in mem.retrieve(["apple"])} == {"I hold apple", "I at kitchen"}
+    assert mem.store.k_hop(["apple"], 1) == {"apple"}

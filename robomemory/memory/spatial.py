@@ -97,11 +97,14 @@ class SpatialMemory:
 
     # ---- retrieval ---------------------------------------------------------------------------
     def retrieve(self, queries: list[str]) -> list[Triple]:
-        """Valid edges among the top-n vertices per query and their K-hop expansion."""
+        """Valid edges among the top-n vertices per query and their K-hop neighbourhood.
+
+        Retrieval follows edges both ways ("I hold apple" answers a query about the apple);
+        the update's local subgraph follows outgoing edges only (the paper's O(D^K) bound)."""
         similar = self._similar(queries)
         if not similar:
             return []
-        return self.store.edges_among(self.store.k_hop(similar, self.cfg.k_hops))
+        return self.store.edges_among(self.store.k_hop(similar, self.cfg.k_hops, undirected=True))
 
     def triples(self, include_invalid: bool = False) -> list[Triple]:
         """Every valid edge, plus the invalidated history when asked."""

@@ -131,15 +131,16 @@ class Neo4jGraphStore:
             )
         return [(r["name"], float(r["score"])) for r in rows]
 
-    def k_hop(self, seeds: Iterable[str], k: int) -> set[str]:
+    def k_hop(self, seeds: Iterable[str], k: int, undirected: bool = False) -> set[str]:
         rows = self._read(
             "MATCH (v:SpatialVertex {graph_id: $g}) WHERE v.name IN $names RETURN v.name AS name",
             names=sorted(set(seeds)),
         )
         seen = frontier = {r["name"] for r in rows}
         for _ in range(k):
+            arrow = "-" if undirected else "->"
             rows = self._read(
-                "MATCH (u:SpatialVertex {graph_id: $g})-[:SPATIAL]->(v:SpatialVertex) "
+                f"MATCH (u:SpatialVertex {{graph_id: $g}})-[:SPATIAL]{arrow}(v:SpatialVertex) "
                 "WHERE u.name IN $names RETURN DISTINCT v.name AS name",
                 names=sorted(frontier),
             )

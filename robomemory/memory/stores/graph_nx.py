@@ -81,12 +81,15 @@ class NetworkxGraphStore:
         order = np.argsort(-scores, kind="stable")[:n]
         return [(names[i], float(scores[i])) for i in order]
 
-    def k_hop(self, seeds: Iterable[str], k: int) -> set[str]:
+    def k_hop(self, seeds: Iterable[str], k: int, undirected: bool = False) -> set[str]:
         with self._lock:
             frontier = {s for s in seeds if s in self._g}
             seen = set(frontier)
             for _ in range(k):
-                frontier = {v for u in frontier for v in self._g.successors(u)} - seen
+                nxt = {v for u in frontier for v in self._g.successors(u)}
+                if undirected:
+                    nxt |= {v for u in frontier for v in self._g.predecessors(u)}
+                frontier = nxt - seen
                 if not frontier:
                     break
                 seen |= frontier

@@ -57,8 +57,9 @@ class GraphStore(Protocol):
         """Top-n vertices by cosine similarity to ``embedding``, best first."""
         ...
 
-    def k_hop(self, seeds: Iterable[str], k: int) -> set[str]:
-        """Vertices reachable from ``seeds`` by at most k outgoing valid edges (seeds included)."""
+    def k_hop(self, seeds: Iterable[str], k: int, undirected: bool = False) -> set[str]:
+        """Vertices reachable from ``seeds`` by at most k valid edges (seeds included):
+        outgoing edges only (the update's bound), or either direction (``undirected``)."""
         ...
 
     def edges_among(self, names: Iterable[str]) -> list[Triple]:
