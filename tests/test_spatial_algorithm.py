@@ -227,5 +227,6 @@ def test_retrieval_follows_edges_both_ways(script, llm):
     the update's local subgraph still expands along outgoing edges only."""
     mem = make_memory(k_hops=1)
     step(mem, script, llm, 1, [("I", "hold", "apple"), ("I", "at", "kitchen")])
-    assert {t.text() for t in mem.retrieve(["apple"])} == {"I hold apple", "I at kitchen"}
+    assert {t.text() for t in mem.retrieve(["apple"])} == {"I hold apple"}
     assert mem.store.k_hop(["apple"], 1) == {"apple"}
+    assert mem.store.k_hop(["apple"], 2, undirected=True) == {"apple", "I", "kitchen"}
