@@ -12,7 +12,8 @@ from robomemory.executors.base import Action, ActionSpace
 PLANNER_SYSTEM = (
     "You are the planner of a robot. Given the task, the memory and the current observation, "
     "output a short plan: the next actions, in order, using only the allowed actions and "
-    "names. Call task_complete() only when the task is done."
+    "names. Do not repeat an action that already succeeded: use what it revealed. "
+    "Call task_complete() only when the task is done."
 )
 
 CRITIC_SYSTEM = (
