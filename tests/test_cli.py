@@ -64,3 +64,14 @@ def test_resume_needs_a_thread(tmp_path):
     proc = _cli(["run", "--resume"], os.environ | {"ROBOMEMORY_HOME": str(tmp_path)})
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 2 and "--resume needs --thread" in out
+
+
+def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path):
+    env = os.environ | {"ROBOMEMORY_HOME": str(tmp_path)}
+    for args, expected in (
+        (["run", "--game", "no_such_game"], "no bundled game 'no_such_game'"),
+        (["run", "--ablate", "wings"], "unknown ablation 'wings'"),
+    ):
+        proc = _cli(args, env)
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 2 and expected in out and "Traceback" not in out, out

@@ -75,8 +75,12 @@ def main(args: argparse.Namespace) -> int:
     if args.resume and not args.thread:
         console.print("[red]--resume needs --thread ID[/red]")
         return 2
-    cfg = make_config(args)
-    executor = make_executor(args)
+    try:
+        cfg = make_config(args)
+        executor = make_executor(args)
+    except (ValueError, FileNotFoundError) as exc:  # bad input: say what, not a traceback
+        console.print(f"[red]{exc}[/red]")
+        return 2
     thread = args.thread or uuid.uuid4().hex[:12]
     console.print(
         f"thread [bold]{thread}[/bold]  model {cfg.model.provider}  "
