@@ -64,7 +64,13 @@ def main(argv: list[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     key = f"bench:{args.bench}" if args.command == "bench" else args.command
-    return int(handlers[key].main(args) or 0)
+    try:
+        return int(handlers[key].main(args) or 0)
+    except (FileNotFoundError, ValueError) as exc:  # bad input; -v shows the traceback
+        if args.verbose:
+            raise
+        print(f"robomemory {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -140,6 +140,9 @@ def main(args: argparse.Namespace) -> int:
     cfg = MemoryConfig(data_dir=args.data) if args.data else MemoryConfig()
     handles = MemoryHandles.for_robot(args.robot, "")
     console = Console()
+    if args.qdrant_url is None and not Path(cfg.data_dir).is_dir():
+        console.print(f"[red]no memories under {cfg.data_dir} (give --data DIR)[/red]")
+        return 2
     try:
         items = load_items(cfg, handles, args.qdrant_url)
     except RuntimeError as exc:  # local mode: the storage is held by another process
