@@ -195,3 +195,21 @@ def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config,
     updated = {u["id"]: u for u in second.consolidation["q_updates"]}
     assert set(state["retrieved_ids"]) <= set(updated)
     assert all(u["q_new"] > u["q_old"] for u in updated.values())
+
+
+def test_planner_sees_the_whole_recipe_it_just_read(agent_config, make_agent):
+    """A multi-line result (the cookbook) reaches the next plan whole, as its last result."""
+    prompts: list[str] = []
+
+    def plan(messages):
+        prompts.append(message_text(messages))
+        return {"thought": "read it", "steps": [{"action": "examine", "args": ["cookbook"]}]}
+
+    llm = scripted_llm({"Plan": plan, **APPROVE})
+    agent_config.max_steps = 2
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    agent.run(thread_id="recipe")
+    assert "Last result:" not in prompts[0]  # nothing done yet
+    last = prompts[1].rsplit("Last result: ", 1)[1].splitlines()[0]
+    assert last.startswith("step 1: examine(cookbook) -> succeeded:")
+    assert "Ingredients: milk Directions: prepare meal" in last

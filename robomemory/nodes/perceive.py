@@ -22,7 +22,7 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("perceive", runtime)
     obs = observation_of(state)
     task = state["task"]
-    user = perceive_user(task, last_action_text(state), obs.text)
+    user = perceive_user(last_action_text(state), obs.text)
     n = run.ctx.config.n_queries
 
     def summarize(_: object) -> str:
@@ -33,7 +33,9 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
     def generate_queries(_: object) -> list[str]:
         fallback = MemoryQueries(queries=[task[:120]])
-        out = run.llm.call(MemoryQueries, QUERY_SYSTEM, query_user(user, n), fallback, obs.images)
+        out = run.llm.call(
+            MemoryQueries, QUERY_SYSTEM, query_user(task, user, n), fallback, obs.images
+        )
         return [q for q in out.value.queries if q.strip()][:n] or [task]
 
     both = RunnableParallel(

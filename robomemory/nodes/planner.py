@@ -8,6 +8,7 @@ from robomemory.executors.base import Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
 from robomemory.nodes.common import NodeRun, observation_of
+from robomemory.nodes.recall import result_line
 from robomemory.prompts.planner import PLANNER_SYSTEM, make_plan_model, planner_user, to_action
 
 
@@ -17,7 +18,10 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     schema = make_plan_model(space, run.ctx.config.max_plan_len)
     verdict = state.get("verdict") or {}
     critique = None if verdict.get("approve", True) else verdict.get("reason")
-    user = planner_user(state.get("working_memory") or f"Task: {state['task']}", space, critique)
+    trajectory = state.get("trajectory") or []
+    last = result_line(trajectory[-1]) if trajectory else None
+    context = state.get("working_memory") or f"Task: {state['task']}"
+    user = planner_user(context, space, critique, last)
     fallback_action = space.fallback or Action(verb="task_complete")
     result = run.llm.call(schema, PLANNER_SYSTEM, user, lambda: None, observation_of(state).images)
     if result.ok:

@@ -17,6 +17,12 @@ SECTIONS = (
 )
 
 
+def result_line(item: dict, limit: int = 300) -> str:
+    """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
+    message = " ".join(str(item["message"]).split())[:limit]
+    return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"
+
+
 def memory_events(state: AgentState) -> list[Event]:
     """Task, recalled memory, recent activity and the current observation as condenser events."""
     events = [Event(kind="task", text=f"Task: {state['task']}")]
@@ -28,8 +34,7 @@ def memory_events(state: AgentState) -> list[Event]:
         events.append(
             Event(
                 kind="result",
-                text=f"step {item['step']}: {item['action']} -> {item['outcome']}: "
-                f"{item['message'][:200]}",
+                text=result_line(item),
                 step=item["step"],
             )
         )

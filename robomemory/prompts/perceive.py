@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field, StringConstraints
 Query = Annotated[str, StringConstraints(max_length=120)]
 
 SUMMARIZER_SYSTEM = (
-    "You are the step summarizer of a robot. In at most three short sentences: what the last "
-    "action did, where the robot is, and where each object it sees is, e.g. 'I opened the "
-    "fridge in the kitchen. The milk is in the fridge. The knife is on the counter.' "
-    "Say what is held. Only facts from the observation."
+    "You are the step summarizer of a robot. In at most three short sentences, using only "
+    "facts the observation states: the result of the last action, the room the robot is in, "
+    "where the objects it mentions are. Say the robot holds something only if the observation "
+    "says it took it. Copy lists such as recipes or ingredients word for word."
 )
 
 QUERY_SYSTEM = (
@@ -34,11 +34,13 @@ class MemoryQueries(BaseModel):
     queries: list[Query] = Field(min_length=1, max_length=6)
 
 
-def perceive_user(task: str, last_action: str | None, observation: str) -> str:
-    """User message shared by S and Q (same prefix, so the model server can reuse it)."""
+def perceive_user(last_action: str | None, observation: str) -> str:
+    """The summarizer's user message: the last action and what the world answered. The task is
+    left out on purpose: a small model otherwise reports the task's goals as done."""
     last = last_action or "none (task start)"
-    return f"Task: {task}\nLast action: {last}\nObservation:\n{observation.strip()[:1500]}"
+    return f"Last action: {last}\nObservation:\n{observation.strip()[:1500]}"
 
 
-def query_user(base: str, n: int) -> str:
-    return f"{base}\n\nWrite {n} queries."
+def query_user(task: str, base: str, n: int) -> str:
+    """The query generator's user message: the task, then the summarizer's message."""
+    return f"Task: {task}\n{base}\n\nWrite {n} queries."

@@ -12,7 +12,8 @@ from robomemory.executors.base import Action, ActionSpace
 PLANNER_SYSTEM = (
     "You are the planner of a robot. Given the task, the memory and the current observation, "
     "output a short plan: the next actions, in order, using only the allowed actions and "
-    "names. Do not repeat an action that already succeeded: use what it revealed. "
+    "names. Do not repeat an action that already succeeded: use what it revealed. Never "
+    "repeat a failed action: try another object, container or room. "
     "Call task_complete() only when the task is done."
 )
 
@@ -78,10 +79,15 @@ def to_action(step: BaseModel) -> Action:
     return Action(verb=str(step.action), args=[str(a) for a in step.args])
 
 
-def planner_user(context: str, space: ActionSpace, critique: str | None) -> str:
-    """The planner's user message: condensed working memory, then the action API."""
+def planner_user(
+    context: str, space: ActionSpace, critique: str | None, last_result: str | None = None
+) -> str:
+    """The planner's user message: condensed working memory, the action API, then the last
+    action's result again (a small model weighs the end of its prompt most)."""
     names = ", ".join(space.all_targets()) or "none yet"
     parts = [context, f"Allowed actions:\n{space.describe()}", f"Known names: {names}"]
+    if last_result:
+        parts.append(f"Last result: {last_result}")
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Plan the next actions.")

@@ -53,11 +53,11 @@ class ResolverDecision(BaseModel):
 
 
 EXTRACT_SYSTEM = (
-    "List where things are now, as subject/relation/object triples from the robot's observation. "
-    "'I' is the robot. Relations: in, on, at, near, hold, under, left_of, right_of, and "
-    "north_of etc. for rooms. Short names. Example: 'I am in the kitchen. The milk is in the "
-    "fridge. The knife is on the counter. I took the apple.' -> I at kitchen, milk in fridge, "
-    "knife on counter, I hold apple."
+    "List where things are now, as subject/relation/object triples, only for objects the "
+    "observation names. 'I' is the robot. Relations: in, on, at, near, hold, under, left_of, "
+    "right_of, and north_of etc. for rooms. Use 'I hold X' only if the robot took X. Short "
+    "names. Example: 'You are in the garage. A wrench is on the bench. You take the torch.' "
+    "-> I at garage, wrench on bench, I hold torch."
 )
 
 RESOLVE_SYSTEM = (

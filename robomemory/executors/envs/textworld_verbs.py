@@ -7,7 +7,11 @@ from robomemory.executors.base import VerbSpec
 BASE_VERBS = [
     VerbSpec(name="navigate_to", arg_kinds=["place"], description="walk to a visited room"),
     VerbSpec(name="go", arg_kinds=["direction"], description="move one room that way (explore)"),
-    VerbSpec(name="pick_up", arg_kinds=["object"], description="take an object"),
+    VerbSpec(
+        name="pick_up",
+        arg_kinds=["object"],
+        description="take an object (ingredients must be held)",
+    ),
     VerbSpec(
         name="put_down_to", arg_kinds=["object", "receptacle"], description="put a held object"
     ),
@@ -27,6 +31,6 @@ COOKING_VERBS = [
     VerbSpec(name="dice", arg_kinds=["object"], description="needs a held knife"),
     VerbSpec(name="chop", arg_kinds=["object"], description="needs a held knife"),
     VerbSpec(name="cook", arg_kinds=["object", "appliance"], description="cook a held food"),
-    VerbSpec(name="prepare_meal", description="combine the recipe's ingredients"),
+    VerbSpec(name="prepare_meal", description="needs every recipe ingredient held"),
     VerbSpec(name="eat", arg_kinds=["object"]),
 ]
