@@ -23,7 +23,6 @@ T = TypeVar("T", bound=BaseModel)
 RETRYABLE = (
     openai.APIError,
     openai.LengthFinishReasonError,  # the answer hit max_tokens: unparseable, try again
-
     httpx.HTTPError,
     ValidationError,
     ValueError,

@@ -19,7 +19,10 @@ from robomemory.eval.fake_openai_server import FakeOpenAIServer
 def _cli(args: list[str], env: dict) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "robomemory.cli", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,
     )
 
@@ -38,8 +41,21 @@ def test_run_killed_then_resumed_in_a_new_process(tmp_path):
     data = tmp_path / "data"
     with FakeOpenAIServer(latency_s=0.05) as model:
         env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
-        base = ["run", "--game", "cooking_1room", "--model", "openai", "--base-url",
-                model.base_url, "--max-steps", "5", "--data", str(data), "--thread", "t1"]
+        base = [
+            "run",
+            "--game",
+            "cooking_1room",
+            "--model",
+            "openai",
+            "--base-url",
+            model.base_url,
+            "--max-steps",
+            "5",
+            "--data",
+            str(data),
+            "--thread",
+            "t1",
+        ]
         proc = _cli(base, env)
         db = data / "memory" / "checkpoints.sqlite"
         deadline = time.monotonic() + 120

@@ -12,8 +12,17 @@ from robomemory.eval.report import load_records, write_json_atomic, write_report
 
 
 def rec(task, success, gc, attempt=1, agent="robomemory", ablation="none", steps=4, **kw):
-    return EpisodeRecord(suite="t", task_id=task, agent=agent, ablation=ablation,
-                         attempt=attempt, success=success, gc=gc, steps=steps, **kw)
+    return EpisodeRecord(
+        suite="t",
+        task_id=task,
+        agent=agent,
+        ablation=ablation,
+        attempt=attempt,
+        success=success,
+        gc=gc,
+        steps=steps,
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -22,8 +31,7 @@ def trace() -> list[EpisodeRecord]:
     outcomes = {1: (True, False, False), 2: (False, True, False), 3: (True, True, False)}
     gcs = {1: (1.0, 0.5, 0.0), 2: (0.5, 1.0, 0.25), 3: (1.0, 1.0, 0.5)}
     return [
-        rec(t, outcomes[e][i], gcs[e][i], attempt=e)
-        for e in (1, 2, 3) for i, t in enumerate("ABC")
+        rec(t, outcomes[e][i], gcs[e][i], attempt=e) for e in (1, 2, 3) for i, t in enumerate("ABC")
     ]
 
 
@@ -52,10 +60,18 @@ def test_gc_of_clips_scienceworld_failure():
 
 
 def test_usage_latency_and_kg():
-    usage = {"planner": {"calls": 2, "prompt_tokens": 100, "completion_tokens": 10, "wall_s": 3.0},
-             "perceive": {"calls": 4, "prompt_tokens": 50, "completion_tokens": 20, "wall_s": 1.0}}
-    timings = [("temporal", 0, 0.2), ("spatial", 0, 0.5), ("semantic", 0, 0.1),
-               ("planner", 0, 9.0), ("temporal", 1, 0.4), ("spatial", 1, 0.3)]
+    usage = {
+        "planner": {"calls": 2, "prompt_tokens": 100, "completion_tokens": 10, "wall_s": 3.0},
+        "perceive": {"calls": 4, "prompt_tokens": 50, "completion_tokens": 20, "wall_s": 1.0},
+    }
+    timings = [
+        ("temporal", 0, 0.2),
+        ("spatial", 0, 0.5),
+        ("semantic", 0, 0.1),
+        ("planner", 0, 9.0),
+        ("temporal", 1, 0.4),
+        ("spatial", 1, 0.3),
+    ]
     events = [NodeEvent(node=n, step=s, wall_s=w) for n, s, w in timings]
     stats = [
         {"step": 0, "vertices": 3, "edges": 2, "sent_edges": 0, "new_edges": 2, "ops_applied": 2},
@@ -73,8 +89,13 @@ def test_usage_latency_and_kg():
     assert lat["sequential_s"] == pytest.approx((0.8 + 0.7) / 2)
     assert lat["temporal_s"] == pytest.approx(0.3)
     kg = m.kg_summary([r])
-    assert kg == {"updates": 2, "final_vertices": 5, "final_edges": 4, "edges_touched": 3.5,
-                  "ops_applied": 1.5}
+    assert kg == {
+        "updates": 2,
+        "final_vertices": 5,
+        "final_edges": 4,
+        "edges_touched": 3.5,
+        "ops_applied": 1.5,
+    }
 
 
 def test_location_prf():
@@ -89,9 +110,14 @@ def test_location_prf():
 def test_report_files_appear(tmp_path, trace):
     for r in trace:
         write_json_atomic(tmp_path / "episodes" / f"{r.key}.json", r.model_dump(mode="json"))
-    (tmp_path / "spatial_accuracy.json").write_text(json.dumps(
-        {"games": [{"game": "g", "steps": 2, "precision": 1, "recall": 0.5, "f1": 0.67}],
-         "by_step": [{"step": 1, "precision": 1, "recall": 0.5, "f1": 0.67}]}))
+    (tmp_path / "spatial_accuracy.json").write_text(
+        json.dumps(
+            {
+                "games": [{"game": "g", "steps": 2, "precision": 1, "recall": 0.5, "f1": 0.67}],
+                "by_step": [{"step": 1, "precision": 1, "recall": 0.5, "f1": 0.67}],
+            }
+        )
+    )
     assert len(load_records(tmp_path)) == 9
     files = write_report(tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())

@@ -16,8 +16,15 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "benchmark_report
 
 def test_notebook_shows_report(tmp_path, monkeypatch):
     for attempt, ok in ((1, False), (2, True)):
-        r = EpisodeRecord(suite="t", task_id="g1", agent="react", attempt=attempt, success=ok,
-                          gc=1.0 if ok else 0.5, steps=3)
+        r = EpisodeRecord(
+            suite="t",
+            task_id="g1",
+            agent="react",
+            attempt=attempt,
+            success=ok,
+            gc=1.0 if ok else 0.5,
+            steps=3,
+        )
         write_json_atomic(tmp_path / "episodes" / f"{r.key}.json", r.model_dump(mode="json"))
     nb = nbformat.read(NOTEBOOK, as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
@@ -26,7 +33,8 @@ def test_notebook_shows_report(tmp_path, monkeypatch):
     nbclient.NotebookClient(nb, timeout=120, resources=resources).execute()
     text = "\n".join(
         str(o.get("text", "")) + str(o.get("data", {}).get("text/markdown", ""))
-        for c in nb.cells for o in c.get("outputs", [])
+        for c in nb.cells
+        for o in c.get("outputs", [])
     )
     assert "2 episodes" in text and "Lifelong learning" in text
     assert (tmp_path / "summary.md").exists()

@@ -40,9 +40,14 @@ def cfg(tmp_path):
 
 def test_oracle_spatial_model_scores_high(cfg):
     oracle = FactsOracle()
-    rows = evaluate_game(bundled_game("cooking_1room"), cfg, _llm(oracle),
-                         DeterministicFakeEmbedding(size=32), "acc-test",
-                         before_step=lambda ex: oracle.observe(ex.current_facts()))
+    rows = evaluate_game(
+        bundled_game("cooking_1room"),
+        cfg,
+        _llm(oracle),
+        DeterministicFakeEmbedding(size=32),
+        "acc-test",
+        before_step=lambda ex: oracle.observe(ex.current_facts()),
+    )
     assert len(rows) >= 3
     last = rows[-1]
     assert last["truth"] > 0 and last["recall"] == pytest.approx(1.0)
@@ -55,14 +60,21 @@ def test_empty_extractor_scores_zero(cfg):
     def nothing(schema, _):
         return {"relations": []} if schema.__name__ == "ExtractedRelations" else {}
 
-    rows = evaluate_game(bundled_game("cooking_1room"), cfg, _llm(nothing),
-                         DeterministicFakeEmbedding(size=32), "acc-empty")
+    rows = evaluate_game(
+        bundled_game("cooking_1room"),
+        cfg,
+        _llm(nothing),
+        DeterministicFakeEmbedding(size=32),
+        "acc-empty",
+    )
     assert all(r["f1"] == 0.0 for r in rows) and any(r["truth"] for r in rows)
 
 
 def test_kg_locations_reads_holds_and_location_relations():
-    triples = [Triple(subject="I", relation="hold", object="knife"),
-               Triple(subject="apple", relation="is in", object="fridge"),
-               Triple(subject="pear", relation="on", object="table", invalidated_at_step=3),
-               Triple(subject="kitchen", relation="north of", object="hall")]
+    triples = [
+        Triple(subject="I", relation="hold", object="knife"),
+        Triple(subject="apple", relation="is in", object="fridge"),
+        Triple(subject="pear", relation="on", object="table", invalidated_at_step=3),
+        Triple(subject="kitchen", relation="north of", object="hall"),
+    ]
     assert kg_locations(triples) == {"knife": "inventory", "apple": "fridge"}

@@ -46,7 +46,7 @@ class World:
 
     def next_actions(self, n: int):
         done = len(self.inner.history)
-        return [{"action": a.verb, "args": a.args} for a in self.oracle[done:done + n]]
+        return [{"action": a.verb, "args": a.args} for a in self.oracle[done : done + n]]
 
 
 @pytest.fixture
@@ -59,20 +59,31 @@ def harness(tmp_path):
         current["w"] = World(spec, crash_at)
         return current["w"]
 
-    llm = scripted_llm({
-        "Plan": lambda m: {"thought": "follow the recipe", "steps": current["w"].next_actions(2)},
-        "BaselineTurn": lambda m: {"thought": "next", "next": current["w"].next_actions(1)[0]},
-        "CriticVerdict": lambda m: {"approve": True, "reason": "fine"},
-        "StepSummary": lambda m: {"summary": "I acted in the kitchen."},
-        "MemoryQueries": lambda m: {"queries": ["where is the cookbook"]},
-    })
+    llm = scripted_llm(
+        {
+            "Plan": lambda m: {
+                "thought": "follow the recipe",
+                "steps": current["w"].next_actions(2),
+            },
+            "BaselineTurn": lambda m: {"thought": "next", "next": current["w"].next_actions(1)[0]},
+            "CriticVerdict": lambda m: {"approve": True, "reason": "fine"},
+            "StepSummary": lambda m: {"summary": "I acted in the kitchen."},
+            "MemoryQueries": lambda m: {"queries": ["where is the cookbook"]},
+        }
+    )
     cfg = AgentConfig()
     cfg.model.provider = "fake"
 
     def make(factory_fn=factory):
-        return SuiteRunner(get_suite("tiny"), tmp_path / "out", config=cfg, llm=llm,
-                           embedder=DeterministicFakeEmbedding(size=32),
-                           executor_factory=factory_fn, show_progress=False)
+        return SuiteRunner(
+            get_suite("tiny"),
+            tmp_path / "out",
+            config=cfg,
+            llm=llm,
+            embedder=DeterministicFakeEmbedding(size=32),
+            executor_factory=factory_fn,
+            show_progress=False,
+        )
 
     return make, built, factory, tmp_path / "out"
 

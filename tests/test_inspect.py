@@ -26,22 +26,46 @@ def data_dir(tmp_path):
     system = MemorySystem.open(MemoryConfig(data_dir=tmp_path), emb, "robot-7")
     store = system.spatial.store
     vecs = {n: emb.embed_query(n) for n in ("cup", "table", "drawer", "kitchen")}
-    first = store.apply(GraphChange(
-        key="e1:1", step=1, episode_id="e1", vertices=vecs,
-        add=[Triple(subject="cup", relation="on", object="table"),
-             Triple(subject="table", relation="in", object="kitchen")],
-    ))
-    store.apply(GraphChange(
-        key="e1:2", step=2, episode_id="e1", vertices=vecs,
-        add=[Triple(subject="cup", relation="in", object="drawer"),
-             Triple(subject="drawer", relation="in", object="kitchen")],
-        invalidate=[first.added[0]],
-    ))
+    first = store.apply(
+        GraphChange(
+            key="e1:1",
+            step=1,
+            episode_id="e1",
+            vertices=vecs,
+            add=[
+                Triple(subject="cup", relation="on", object="table"),
+                Triple(subject="table", relation="in", object="kitchen"),
+            ],
+        )
+    )
+    store.apply(
+        GraphChange(
+            key="e1:2",
+            step=2,
+            episode_id="e1",
+            vertices=vecs,
+            add=[
+                Triple(subject="cup", relation="in", object="drawer"),
+                Triple(subject="drawer", relation="in", object="kitchen"),
+            ],
+            invalidate=[first.added[0]],
+        )
+    )
     llm = StructuredLLM(ScriptedChatModel(responder=lambda s, m: {"event": "ADD"})).for_node("t")
-    pid = system.semantic.update(NewItem("cups are kept in drawers", "task"), idx=0,
-                                 task="find the cup", episode_id="e1", llm=llm)["item_id"]
-    system.semantic.update(NewItem("drawers open by pulling", "action"), idx=1,
-                           task="find the cup", episode_id="e1", llm=llm)
+    pid = system.semantic.update(
+        NewItem("cups are kept in drawers", "task"),
+        idx=0,
+        task="find the cup",
+        episode_id="e1",
+        llm=llm,
+    )["item_id"]
+    system.semantic.update(
+        NewItem("drawers open by pulling", "action"),
+        idx=1,
+        task="find the cup",
+        episode_id="e1",
+        llm=llm,
+    )
     system.semantic.update_utility([pid], 1.0, "e2")
     system.close()
     return tmp_path
@@ -57,8 +81,7 @@ def test_inspect_prints_triples_items_and_history(data_dir, capsys, monkeypatch)
     assert "table" in moved and "2" in moved  # invalidated at step 2
     assert any("cup" in line and "drawer" in line for line in lines)
     assert "long-term items (2)" in out
-    item = next(line for line in lines if "cups are kept in drawers" in line
-                and "ADD" not in line)
+    item = next(line for line in lines if "cups are kept in drawers" in line and "ADD" not in line)
     assert "0.300" in item and "task" in item
     assert "Q 0.000 → 0.300" in out
     assert sum("ADD" in line for line in lines) == 2
@@ -66,8 +89,19 @@ def test_inspect_prints_triples_items_and_history(data_dir, capsys, monkeypatch)
 
 def test_inspect_draws_html_and_png(data_dir, tmp_path, capsys):
     html, png = tmp_path / "graph.html", tmp_path / "graph.png"
-    code = cli_main(["inspect", "--robot", "robot-7", "--data", str(data_dir),
-                     "--html", str(html), "--png", str(png)])
+    code = cli_main(
+        [
+            "inspect",
+            "--robot",
+            "robot-7",
+            "--data",
+            str(data_dir),
+            "--html",
+            str(html),
+            "--png",
+            str(png),
+        ]
+    )
     assert code == 0
     page = html.read_text()
     assert "<svg" in page and "drawer" in page and "stroke-dasharray" in page  # invalidated

@@ -60,7 +60,10 @@ def system(tmp_path):
 def seed(system, text="open fails when the door is locked", level="action", episode="e0"):
     """One existing semantic item (added without a model call: the store is empty)."""
     res = system.semantic.update(
-        NewItem(text, level), idx=0, task="open the door", episode_id=episode,
+        NewItem(text, level),
+        idx=0,
+        task="open the door",
+        episode_id=episode,
         llm=llm_for(Script()),
     )
     assert res["event"] == "ADD"
@@ -70,8 +73,11 @@ def seed(system, text="open fails when the door is locked", level="action", epis
 def test_first_item_is_added_without_asking_the_model(system):
     script = Script()
     pid = system.semantic.update(
-        NewItem("pull the handle to open the fridge", "action"), idx=0, task="t",
-        episode_id="e1", llm=llm_for(script),
+        NewItem("pull the handle to open the fridge", "action"),
+        idx=0,
+        task="t",
+        episode_id="e1",
+        llm=llm_for(script),
     )["item_id"]
     assert script.prompts == {}
     (item,) = system.semantic.items()
@@ -85,11 +91,19 @@ def test_first_item_is_added_without_asking_the_model(system):
 def test_update_rewrites_in_place_keeps_q_and_uses_integer_ids(system):
     pid = seed(system)
     system.semantic.update_utility([pid], reward=1.0, episode_id="e-q")
-    script = Script(MemoryDecision={"event": "UPDATE", "id": 0,
-                                    "text": "open fails when the door is locked; unlock first"})
+    script = Script(
+        MemoryDecision={
+            "event": "UPDATE",
+            "id": 0,
+            "text": "open fails when the door is locked; unlock first",
+        }
+    )
     res = system.semantic.update(
-        NewItem("unlock the door before opening it", "action"), idx=0, task="t",
-        episode_id="e1", llm=llm_for(script),
+        NewItem("unlock the door before opening it", "action"),
+        idx=0,
+        task="t",
+        episode_id="e1",
+        llm=llm_for(script),
     )
     assert res == {"event": "UPDATE", "item_id": pid}
     prompt = script.prompts["MemoryDecision"][0]
@@ -105,8 +119,11 @@ def test_delete_removes_the_contradicted_item_and_adds_the_new_one(system):
     old = seed(system, "the apple is in the fridge")
     script = Script(MemoryDecision={"event": "DELETE", "id": 0})
     res = system.semantic.update(
-        NewItem("the apple is not in the fridge, it is in the basket", "action"), idx=0,
-        task="t", episode_id="e1", llm=llm_for(script),
+        NewItem("the apple is not in the fridge, it is in the basket", "action"),
+        idx=0,
+        task="t",
+        episode_id="e1",
+        llm=llm_for(script),
     )
     assert res["event"] == "DELETE" and res["item_id"] == old
     texts = [i.text for i in system.semantic.items()]
@@ -118,8 +135,11 @@ def test_delete_removes_the_contradicted_item_and_adds_the_new_one(system):
 def test_noop_changes_nothing(system):
     seed(system)
     res = system.semantic.update(
-        NewItem("a locked door cannot be opened", "action"), idx=0, task="t",
-        episode_id="e1", llm=llm_for(Script(MemoryDecision={"event": "NOOP"})),
+        NewItem("a locked door cannot be opened", "action"),
+        idx=0,
+        task="t",
+        episode_id="e1",
+        llm=llm_for(Script(MemoryDecision={"event": "NOOP"})),
     )
     assert res["event"] == "NOOP"
     assert len(system.semantic.items()) == 1 and len(system.history.changes()) == 1
@@ -127,14 +147,21 @@ def test_noop_changes_nothing(system):
 
 @pytest.mark.parametrize(
     "answer",
-    ["DELETE everything", '{"event": "DROP", "id": 0}', {"event": "DELETE", "id": 7},
-     {"event": "UPDATE"}],
+    [
+        "DELETE everything",
+        '{"event": "DROP", "id": 0}',
+        {"event": "DELETE", "id": 7},
+        {"event": "UPDATE"},
+    ],
     ids=["not-json", "unknown-event", "unknown-id", "update-without-id"],
 )
 def test_bad_decision_is_a_noop_never_a_delete(system, answer):
     pid = seed(system)
     res = system.semantic.update(
-        NewItem("doors open with a key", "action"), idx=0, task="t", episode_id="e1",
+        NewItem("doors open with a key", "action"),
+        idx=0,
+        task="t",
+        episode_id="e1",
         llm=llm_for(Script(MemoryDecision=answer), retries=1),
     )
     assert res["event"] == "NOOP"
@@ -146,8 +173,11 @@ def test_same_content_is_deduplicated_by_hash(system):
     seed(system, "Open fails when the door is locked")
     script = Script()
     res = system.semantic.update(
-        NewItem("  open fails   when the DOOR is locked ", "action"), idx=0, task="t",
-        episode_id="e1", llm=llm_for(script),
+        NewItem("  open fails   when the DOOR is locked ", "action"),
+        idx=0,
+        task="t",
+        episode_id="e1",
+        llm=llm_for(script),
     )
     assert res == {"event": "NOOP", "reason": "duplicate"} and script.prompts == {}
     assert len(system.semantic.items()) == 1
@@ -158,18 +188,29 @@ def test_levels_are_kept_apart(system):
     seed(system, "pick up fails when the hand is full", level="action", episode="e2")
     found = system.semantic.retrieve(["pick up fails when the hand is full"], "x")
     assert {i.level for i in found} <= {"action", "task"}
-    assert [i.text for i in found if i.level == "action"] == [
-        "pick up fails when the hand is full"
-    ]
+    assert [i.text for i in found if i.level == "action"] == ["pick up fails when the hand is full"]
 
 
 def _consolidate(system, script, episode="ep1", retrieved=(), barrier=None):
     return consolidate(
-        system, task="put the apple in the fridge", success=False, score=1, max_score=2,
-        temporal_text="- went to the kitchen", spatial_text="apple on table",
-        trajectory=[{"step": 1, "action": "open(fridge)", "outcome": "failed",
-                     "message": "The fridge is locked."}],
-        retrieved_ids=list(retrieved), episode_id=episode, llm=llm_for(script),
+        system,
+        task="put the apple in the fridge",
+        success=False,
+        score=1,
+        max_score=2,
+        temporal_text="- went to the kitchen",
+        spatial_text="apple on table",
+        trajectory=[
+            {
+                "step": 1,
+                "action": "open(fridge)",
+                "outcome": "failed",
+                "message": "The fridge is locked.",
+            }
+        ],
+        retrieved_ids=list(retrieved),
+        episode_id=episode,
+        llm=llm_for(script),
     )
 
 
@@ -179,11 +220,16 @@ def creator_script(barrier: threading.Barrier | None = None) -> Script:
             if barrier is not None:
                 barrier.wait()  # both creators must be in flight at once
             return answer
+
         return fn
 
     return Script(
-        SemanticInsights=wait({"action": ["open fails when the fridge is locked"],
-                               "task": ["find the key before opening the fridge"]}),
+        SemanticInsights=wait(
+            {
+                "action": ["open fails when the fridge is locked"],
+                "task": ["find the key before opening the fridge"],
+            }
+        ),
         EpisodeRecord=wait({"summary": "Tried to open the locked fridge; it failed."}),
         MemoryDecision={"event": "ADD"},
     )
@@ -224,9 +270,14 @@ def test_interrupted_consolidation_resumes_without_duplicates(system):
     report = _consolidate(system, script)
     assert script.count("SemanticInsights") == 1  # creator output came from the journal
     texts = sorted(i.text for i in system.semantic.items())
-    assert texts == sorted(["the fridge is in the kitchen", "tidy the kitchen first",
-                            "open fails when the fridge is locked",
-                            "find the key before opening the fridge"])
+    assert texts == sorted(
+        [
+            "the fridge is in the kitchen",
+            "tidy the kitchen first",
+            "open fails when the fridge is locked",
+            "find the key before opening the fridge",
+        ]
+    )
     assert report["semantic"]["ADD"] == 2
 
 
@@ -263,15 +314,17 @@ system.close()
 
 def run_py(body: str, data_dir) -> str:
     code = WRITER.format(dim=DIM, body=textwrap.dedent(body))
-    out = subprocess.run([sys.executable, "-c", code, str(data_dir)], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(data_dir)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
 
 def test_memory_survives_a_process_restart(tmp_path):
     data = tmp_path / "mem"
-    run_py("""
+    run_py(
+        """
         from robomemory.memory.longterm import NewItem
         from robomemory.structured import StructuredLLM
         from robomemory.testing import ScriptedChatModel
@@ -279,12 +332,17 @@ def test_memory_survives_a_process_restart(tmp_path):
         r = system.semantic.update(NewItem("keys are kept in the drawer", "task"), idx=0,
                                    task="find keys", episode_id="e1", llm=llm)
         system.semantic.update_utility([r["item_id"]], 1.0, "e2")
-    """, data)
-    out = run_py("""
+    """,
+        data,
+    )
+    out = run_py(
+        """
         items = system.semantic.retrieve(["where are the keys kept"], "find keys")
         print(json.dumps([[i.text, i.q, i.visits] for i in items]))
         print(len(system.history.changes()))
-    """, data)
+    """,
+        data,
+    )
     lines = out.strip().splitlines()
     assert json.loads(lines[0]) == [["keys are kept in the drawer", 0.3, 1]]
     assert lines[1] == "2"

@@ -23,14 +23,19 @@ def _plan(*steps):
 
 def test_arguments_are_limited_to_known_names_of_the_right_kind():
     model = make_plan_model(SPACE, 5)
-    ok = model.model_validate(_plan(
-        {"action": "examine", "args": ["apple"]},
-        {"action": "put_down_to", "args": ["apple", "table"]},
-        {"action": "navigate_to", "args": ["kitchen"]},
-        {"action": "look", "args": []},
-    ))
+    ok = model.model_validate(
+        _plan(
+            {"action": "examine", "args": ["apple"]},
+            {"action": "put_down_to", "args": ["apple", "table"]},
+            {"action": "navigate_to", "args": ["kitchen"]},
+            {"action": "look", "args": []},
+        )
+    )
     assert [str(to_action(s)) for s in ok.steps] == [
-        "examine(apple)", "put_down_to(apple, table)", "navigate_to(kitchen)", "look()"
+        "examine(apple)",
+        "put_down_to(apple, table)",
+        "navigate_to(kitchen)",
+        "look()",
     ]
     for bad in (
         {"action": "examine", "args": ["kitchen"]},  # a place is not an object

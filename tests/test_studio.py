@@ -62,7 +62,11 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
         with log.open("w") as out:
             proc = subprocess.Popen(
                 [str(exe), "dev", "--port", str(port), "--no-browser", "--no-reload"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             _wait_ready(url, proc, log)

@@ -27,8 +27,11 @@ def cand(name: str, sim: float, q: float) -> Candidate:
 
 # ---- ranking on hand-built pools ------------------------------------------------------------
 def test_high_q_beats_a_slightly_more_similar_low_q_item():
-    pool = [cand("similar-but-useless", 0.82, 0.0), cand("useful", 0.80, 0.9),
-            cand("other", 0.70, 0.1)]
+    pool = [
+        cand("similar-but-useless", 0.82, 0.0),
+        cand("useful", 0.80, 0.9),
+        cand("other", 0.70, 0.1),
+    ]
     assert [c.id for c in phase_b(pool, lam=0.5, k2=3)][0] == "useful"
 
 
@@ -107,8 +110,11 @@ def test_two_phase_retrieval_through_qdrant(tmp_path, minilm):
 def store_system(tmp_path):
     system = open_system(tmp_path, DeterministicFakeEmbedding(size=32), alpha=0.05)
     pid = system.semantic.update(
-        NewItem("drawers must be opened before looking inside", "action"), idx=0, task="t",
-        episode_id="e0", llm=ADD,
+        NewItem("drawers must be opened before looking inside", "action"),
+        idx=0,
+        task="t",
+        episode_id="e0",
+        llm=ADD,
     )["item_id"]
     yield system, pid
     system.close()

@@ -45,13 +45,21 @@ def kg_locations(triples: Iterable[Triple]) -> dict[str, str]:
 
 
 def truth_locations(world: dict[str, tuple[str, str]]) -> dict[str, str]:
-    return {normalize_name(k): (h if h == "inventory" else normalize_name(h))
-            for k, (_, h) in world.items()}
+    return {
+        normalize_name(k): (h if h == "inventory" else normalize_name(h))
+        for k, (_, h) in world.items()
+    }
 
 
-def evaluate_game(path: Path, cfg: AgentConfig, llm: Any, embedder: Any, robot_id: str,
-                  before_step: Callable[[Any], None] | None = None,
-                  on_step: Callable[[dict], None] | None = None) -> list[dict]:
+def evaluate_game(
+    path: Path,
+    cfg: AgentConfig,
+    llm: Any,
+    embedder: Any,
+    robot_id: str,
+    before_step: Callable[[Any], None] | None = None,
+    on_step: Callable[[dict], None] | None = None,
+) -> list[dict]:
     """Play one game's walkthrough through perceive + spatial; one accuracy row per step.
 
     ``before_step(executor)`` runs before each perception (tests feed a facts oracle with it);
@@ -65,13 +73,19 @@ def evaluate_game(path: Path, cfg: AgentConfig, llm: Any, embedder: Any, robot_i
 
     executor = TextWorldExecutor(path)
     memory = MemorySystem.open(cfg.memory, embedder, robot_id)
-    runtime = SimpleNamespace(context=AgentContext(config=cfg, llm=llm, memory=memory,
-                                                   executor=executor))
+    runtime = SimpleNamespace(
+        context=AgentContext(config=cfg, llm=llm, memory=memory, executor=executor)
+    )
     rows: list[dict] = []
     try:
         task, obs = executor.reset()
-        state: dict = {"task": task, "observation": obs.model_dump(), "step": 0,
-                       "handles": {"episode_id": robot_id}, "last_result": None}
+        state: dict = {
+            "task": task,
+            "observation": obs.model_dump(),
+            "step": 0,
+            "handles": {"episode_id": robot_id},
+            "last_result": None,
+        }
         actions = [a for a in walkthrough_actions(path) if a.verb != "task_complete"]
         for step in range(len(actions) + 1):
             if before_step is not None:
@@ -79,11 +93,13 @@ def evaluate_game(path: Path, cfg: AgentConfig, llm: Any, embedder: Any, robot_i
             state.update(perceive(state, runtime))  # type: ignore[arg-type]
             spatial(state, runtime)  # type: ignore[arg-type]
             seen = {normalize_name(n) for n in executor.known_objects()}
-            truth = {k: v for k, v in truth_locations(executor.world_locations()).items()
-                     if k in seen}
+            truth = {
+                k: v for k, v in truth_locations(executor.world_locations()).items() if k in seen
+            }
             all_truth = truth_locations(executor.world_locations())
-            predicted = {k: v for k, v in kg_locations(memory.spatial.triples()).items()
-                         if k in all_truth}
+            predicted = {
+                k: v for k, v in kg_locations(memory.spatial.triples()).items() if k in all_truth
+            }
             rows.append({"step": step, **location_prf(predicted, truth)})
             if on_step is not None:
                 on_step(rows[-1])
@@ -109,19 +125,38 @@ def summarize_games(per_game: dict[str, list[dict]]) -> dict:
     for game, rows in per_game.items():
         for r in rows:
             by_step[r["step"]].append(r)
-        games.append({"game": game, "steps": len(rows),
-                      **{k: statistics.fmean(r[k] for r in rows) if rows else 0.0
-                         for k in ("precision", "recall", "f1")}})
-    steps = [{"step": s, **{k: statistics.fmean(r[k] for r in rs)
-                            for k in ("precision", "recall", "f1")}}
-             for s, rs in sorted(by_step.items())]
-    overall = {k: statistics.fmean(g[k] for g in games) if games else 0.0
-               for k in ("precision", "recall", "f1")}
+        games.append(
+            {
+                "game": game,
+                "steps": len(rows),
+                **{
+                    k: statistics.fmean(r[k] for r in rows) if rows else 0.0
+                    for k in ("precision", "recall", "f1")
+                },
+            }
+        )
+    steps = [
+        {
+            "step": s,
+            **{k: statistics.fmean(r[k] for r in rs) for k in ("precision", "recall", "f1")},
+        }
+        for s, rs in sorted(by_step.items())
+    ]
+    overall = {
+        k: statistics.fmean(g[k] for g in games) if games else 0.0
+        for k in ("precision", "recall", "f1")
+    }
     return {"games": games, "by_step": steps, "overall": overall, "per_game": per_game}
 
 
-def run(suite_name: str, cfg: AgentConfig, out: Path, llm: Any = None, embedder: Any = None,
-        episodes: int | None = None) -> dict:
+def run(
+    suite_name: str,
+    cfg: AgentConfig,
+    out: Path,
+    llm: Any = None,
+    embedder: Any = None,
+    episodes: int | None = None,
+) -> dict:
     """Evaluate every TextWorld game of the suite; write OUT/spatial_accuracy.json."""
     from robomemory.eval.suites import tw_cooking_game
     from robomemory.executors.envs.textworld import walkthrough_actions
@@ -175,7 +210,8 @@ def main(args: argparse.Namespace) -> int:
     from robomemory.eval.suite import config_from_args
 
     summary = run(args.suite, config_from_args(args), args.out, episodes=args.episodes)
-    Console().print(markdown_table(summary["games"], ["game", "steps", "precision", "recall",
-                                                      "f1"]))
+    Console().print(
+        markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"])
+    )
     Console().print(f"overall F1 {summary['overall']['f1']:.3f} -> {args.out}")
     return 0

@@ -24,18 +24,29 @@ from robomemory.eval.suites import SUITES, get_suite
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", required=True, choices=sorted(SUITES))
-    p.add_argument("--agent", action="append",
-                   help=f"{'|'.join(AGENTS)}; repeat or comma-separate; default robomemory")
+    p.add_argument(
+        "--agent",
+        action="append",
+        help=f"{'|'.join(AGENTS)}; repeat or comma-separate; default robomemory",
+    )
     p.add_argument("--attempts", type=int, default=2, help="lifelong attempts per task")
-    p.add_argument("--ablate", default="", help="comma list: critic,spatial,longterm,episodic,"
-                   "semantic,utility,temporal,condenser (a+b = both at once)")
+    p.add_argument(
+        "--ablate",
+        default="",
+        help="comma list: critic,spatial,longterm,episodic,"
+        "semantic,utility,temporal,condenser (a+b = both at once)",
+    )
     p.add_argument("--model", choices=("local", "openai"), default="local")
     p.add_argument("--model-name", default=None, help="model id for --model openai")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
     p.add_argument("--episodes", type=int, default=None, help="first N tasks of the suite")
     p.add_argument("--max-steps", type=int, default=None, help="default: the suite's")
-    p.add_argument("--memory-scope", choices=("suite", "task"), default="suite",
-                   help="one robot memory for the suite, or one per task")
+    p.add_argument(
+        "--memory-scope",
+        choices=("suite", "task"),
+        default="suite",
+        help="one robot memory for the suite, or one per task",
+    )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--no-progress", action="store_true")
 
@@ -60,9 +71,14 @@ def parse_agents(values: list[str] | None) -> list[str]:
 
 def main(args: argparse.Namespace) -> int:
     suite = get_suite(args.suite)
-    runner = SuiteRunner(suite, args.out, config=config_from_args(args),
-                         memory_scope=args.memory_scope, show_progress=not args.no_progress,
-                         max_steps=args.max_steps)
+    runner = SuiteRunner(
+        suite,
+        args.out,
+        config=config_from_args(args),
+        memory_scope=args.memory_scope,
+        show_progress=not args.no_progress,
+        max_steps=args.max_steps,
+    )
     ablations = [a for a in args.ablate.split(",") if a]
     runner.run(parse_agents(args.agent), ablations, args.attempts, args.episodes)
     files = write_report(args.out, title=f"Suite {suite.name}")

@@ -138,8 +138,7 @@ class Executor(Protocol):
         """Stop all motion at once."""
         ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...
 
 
 def rejected(action: Action, message: str) -> ActionResult:

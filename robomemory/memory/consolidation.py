@@ -79,9 +79,7 @@ def consolidate(
     jobs = {}
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="consolidate") as pool:
         if system.semantic is not None:
-            jobs["semantic"] = pool.submit(
-                _semantic, system.semantic, user, task, episode_id, llm
-            )
+            jobs["semantic"] = pool.submit(_semantic, system.semantic, user, task, episode_id, llm)
         if system.episodic is not None:
             jobs["episodic"] = pool.submit(
                 _episodic, system.episodic, user, task, outcome, trajectory, episode_id, llm
@@ -122,12 +120,12 @@ def _summary(created: list[NewItem], decisions: list[dict]) -> dict:
     }
 
 
-def _semantic(
-    memory: LongTermMemory, user: str, task: str, episode_id: str, llm: NodeLLM
-) -> dict:
+def _semantic(memory: LongTermMemory, user: str, task: str, episode_id: str, llm: NodeLLM) -> dict:
     def make() -> list[NewItem]:
         res = llm.call(
-            prompts.SemanticInsights, prompts.SEMANTIC_SYSTEM, user,
+            prompts.SemanticInsights,
+            prompts.SEMANTIC_SYSTEM,
+            user,
             fallback=prompts.SemanticInsights,
         )
         items = [NewItem(t, "action") for t in res.value.action[:MAX_ACTION_ITEMS]]
@@ -150,10 +148,10 @@ def _episodic(
 ) -> dict:
     def make() -> list[NewItem]:
         res = llm.call(
-            prompts.EpisodeRecord, prompts.EPISODIC_SYSTEM, user,
-            fallback=lambda: prompts.EpisodeRecord(
-                summary=fallback_episode(trajectory)
-            ),
+            prompts.EpisodeRecord,
+            prompts.EPISODIC_SYSTEM,
+            user,
+            fallback=lambda: prompts.EpisodeRecord(summary=fallback_episode(trajectory)),
         )
         summary = res.value.summary.strip() or fallback_episode(trajectory)
         # the outcome is always part of the record, whatever the model wrote

@@ -79,8 +79,17 @@ class MemoryHistory:
             self._db.execute(
                 "INSERT INTO changes (ts, collection, item_id, event, old_text, new_text,"
                 " q_old, q_new, episode_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (time.time(), collection, item_id, event, old_text, new_text, q_old, q_new,
-                 episode_id),
+                (
+                    time.time(),
+                    collection,
+                    item_id,
+                    event,
+                    old_text,
+                    new_text,
+                    q_old,
+                    q_new,
+                    episode_id,
+                ),
             )
 
     def changes(

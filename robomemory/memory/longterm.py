@@ -148,9 +148,7 @@ class LongTermMemory:
             results.append(done)
         return results
 
-    def update(
-        self, item: NewItem, *, idx: int, task: str, episode_id: str, llm: NodeLLM
-    ) -> dict:
+    def update(self, item: NewItem, *, idx: int, task: str, episode_id: str, llm: NodeLLM) -> dict:
         """One Mem0 decision: dedupe by hash, show the top-S similar items with integer ids,
         apply ADD / UPDATE / DELETE / NOOP. An unparseable or invalid decision is a NOOP."""
         text = item.text.strip()
@@ -215,7 +213,11 @@ class LongTermMemory:
         if done is None:
             return {"event": "NOOP", "reason": "target unchanged or gone"}
         self.history.record(
-            self.collection, target, "UPDATE", old_text=done[0], new_text=new_text,
+            self.collection,
+            target,
+            "UPDATE",
+            old_text=done[0],
+            new_text=new_text,
             episode_id=episode_id,
         )
         return {"event": "UPDATE", "item_id": target}

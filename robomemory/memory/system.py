@@ -78,8 +78,15 @@ class MemorySystem:
             graph_store = open_graph_store(cfg.spatial, data_dir, handles.spatial_graph_id)
             spatial = SpatialMemory(cfg.spatial, graph_store, embedder)
         return cls(
-            cfg, robot_id, TemporalMemory(cfg.temporal), spatial, semantic, episodic, history,
-            client=client, graph_store=graph_store,
+            cfg,
+            robot_id,
+            TemporalMemory(cfg.temporal),
+            spatial,
+            semantic,
+            episodic,
+            history,
+            client=client,
+            graph_store=graph_store,
         )
 
     def handles(self, episode_id: str) -> MemoryHandles:

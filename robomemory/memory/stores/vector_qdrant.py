@@ -108,8 +108,11 @@ class QdrantItemStore:
         with self.io:
             self._ensure_collection(dim)
             self.vectorstore = QdrantVectorStore(
-                client=client, collection_name=collection, embedding=embedder,
-                vector_name=CONTENT, validate_collection_config=False,  # checked above
+                client=client,
+                collection_name=collection,
+                embedding=embedder,
+                vector_name=CONTENT,
+                validate_collection_config=False,  # checked above
             )
         self.lock = collection_lock(client, collection)
 
@@ -235,7 +238,8 @@ class QdrantItemStore:
                 if new_text != old_text:
                     vectors[CONTENT] = self.embedder.embed_query(new_text)
                 point = qm.PointStruct(
-                    id=pid, vector=vectors,
+                    id=pid,
+                    vector=vectors,
                     payload={"page_content": new_text, "metadata": new_meta},
                 )
                 with self.io:  # applied only if nobody wrote since our read
