@@ -16,7 +16,9 @@ from robomemory.prompts.planner import make_step_model
 BASELINE_SYSTEM = (
     "You control a robot in a text world. Read the task, the history and the observation, "
     "think in one short sentence, then give the single next action using only the allowed "
-    "actions and names. Call task_complete() only when the task is done."
+    "actions and names. Do not repeat an action that already succeeded: use what it "
+    "revealed. Never repeat a failed action: try another object, container or room. "
+    "Call task_complete() only when the task is done."
 )
 
 
