@@ -78,3 +78,37 @@ def test_kg_locations_reads_holds_and_location_relations():
         Triple(subject="kitchen", relation="north of", object="hall"),
     ]
     assert kg_locations(triples) == {"knife": "inventory", "apple": "fridge"}
+
+
+@pytest.mark.parametrize("with_episodes", [True, False])
+def test_accuracy_into_a_suite_folder_updates_its_report(tmp_path, monkeypatch, with_episodes):
+    from robomemory.cli import build_parser
+    from robomemory.eval import spatial_accuracy
+    from robomemory.eval.metrics import EpisodeRecord
+    from robomemory.eval.report import write_json_atomic
+
+    summary = {
+        "games": [{"game": "g", "steps": 2, "precision": 1.0, "recall": 0.5, "f1": 0.67}],
+        "by_step": [{"step": 1, "precision": 1.0, "recall": 0.5, "f1": 0.67}],
+        "overall": {"precision": 1.0, "recall": 0.5, "f1": 0.67},
+    }
+
+    def fake_run(suite, cfg, out, episodes=None):  # the model-backed part is tested above
+        write_json_atomic(out / "spatial_accuracy.json", summary)
+        return summary
+
+    monkeypatch.setattr(spatial_accuracy, "run", fake_run)
+    if with_episodes:
+        record = EpisodeRecord(
+            suite="tiny", task_id="g", agent="react", ablation="none", attempt=1, success=False
+        )
+        write_json_atomic(tmp_path / "episodes" / f"{record.key}.json", record.model_dump())
+    argv = ["bench", "spatial-accuracy", "--out", str(tmp_path)]
+    parser, handlers = build_parser(argv)
+    assert handlers["bench:spatial-accuracy"].main(parser.parse_args(argv)) == 0
+    md = tmp_path / "summary.md"
+    assert md.exists() == with_episodes
+    if with_episodes:
+        assert (
+            "Spatial accuracy" in md.read_text() and "| g | 2 | 1.000 | 0.500 |" in md.read_text()
+        )

@@ -22,7 +22,7 @@ from rich.progress import Progress, TextColumn
 
 from robomemory.config import AgentConfig
 from robomemory.eval.metrics import location_prf
-from robomemory.eval.report import markdown_table, write_json_atomic
+from robomemory.eval.report import load_records, markdown_table, write_json_atomic, write_report
 from robomemory.eval.suites import SUITES, get_suite
 from robomemory.memory.base import Triple
 from robomemory.memory.spatial import normalize_name
@@ -210,8 +210,10 @@ def main(args: argparse.Namespace) -> int:
     from robomemory.eval.suite import config_from_args
 
     summary = run(args.suite, config_from_args(args), args.out, episodes=args.episodes)
-    Console().print(
-        markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"])
-    )
-    Console().print(f"overall F1 {summary['overall']['f1']:.3f} -> {args.out}")
+    console = Console()
+    console.print(markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"]))
+    console.print(f"overall F1 {summary['overall']['f1']:.3f} -> {args.out}")
+    if load_records(args.out):  # --out is a suite's report folder: its report gains the table
+        write_report(args.out, title=f"Suite {args.suite}")
+        console.print(f"report updated: {args.out / 'summary.md'}")
     return 0
