@@ -83,6 +83,11 @@ def test_usage_latency_and_kg():
     assert s["calls"] == 6 and s["prompt_tokens"] == 150 and s["completion_tokens"] == 30
     assert s["wall_s_per_step"] == pytest.approx(4.0)
     assert m.node_seconds_per_step([r]) == pytest.approx({"perceive": 0.5, "planner": 1.5})
+    react = rec("A", False, 0.0, agent="react", steps=4, usage={"policy": {"wall_s": 2.0}})
+    rows = {(x["agent"], x["node"]): x["s_per_step"] for x in m.node_seconds_by_agent([r, react])}
+    assert rows == pytest.approx(
+        {("robomemory", "perceive"): 0.5, ("robomemory", "planner"): 1.5, ("react", "policy"): 0.5}
+    )
     lat = m.memory_latency([r])
     assert lat["steps"] == 2
     assert lat["parallel_s"] == pytest.approx((0.5 + 0.4) / 2)

@@ -136,6 +136,16 @@ def node_seconds_per_step(records: Sequence[EpisodeRecord]) -> dict[str, float]:
     return {node: t / steps if steps else 0.0 for node, t in sorted(totals.items())}
 
 
+def node_seconds_by_agent(records: Sequence[EpisodeRecord]) -> list[dict]:
+    """:func:`node_seconds_per_step` per (agent, ablation): one row per node, agents kept apart
+    (a react step has no perceive node; averaging it in would halve robomemory's figures)."""
+    return [
+        {"agent": agent, "ablation": ablation, "node": node, "s_per_step": s}
+        for (agent, ablation), rs in group(records, ("agent", "ablation")).items()
+        for node, s in node_seconds_per_step(rs).items()
+    ]
+
+
 def _branch_times(records: Sequence[EpisodeRecord]) -> dict[tuple[int, int], dict[str, float]]:
     per_step: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
     for i, r in enumerate(records):

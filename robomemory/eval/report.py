@@ -52,7 +52,7 @@ def build_summary(records: Sequence[EpisodeRecord], extra: dict | None = None) -
         "by_agent": m.summary_table(records, ("agent", "ablation")),
         "lifelong": m.lifelong(records),
         "memrl": m.memrl_curves(records),
-        "node_seconds_per_step": m.node_seconds_per_step(records),
+        "node_seconds_per_step": m.node_seconds_by_agent(records),
         "memory_latency": m.memory_latency(records),
         "memory_latency_by_step": m.memory_latency_by_step(records),
         "kg": m.kg_summary(records),
@@ -111,11 +111,10 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
         "\n## Memory latency per step (s)\n",
         markdown_table([lat], ["steps", "parallel_s", "sequential_s", "temporal_s"]),
     ]
-    nodes = summary["node_seconds_per_step"]
     parts += [
         "\n## Wall time per step by node (s)\n",
         markdown_table(
-            [{"node": k, "s_per_step": v} for k, v in nodes.items()], ["node", "s_per_step"]
+            summary["node_seconds_per_step"], ["agent", "ablation", "node", "s_per_step"]
         ),
     ]
     parts += [
