@@ -39,3 +39,9 @@ def last_action_text(state: dict) -> str | None:
     action = result["action"]
     call = f"{action['verb']}({', '.join(action.get('args', []))})"
     return f"{call} -> {result['outcome']}: {result.get('message', '')}".strip()
+
+
+def result_line(item: dict, limit: int = 300) -> str:
+    """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
+    message = " ".join(str(item["message"]).split())[:limit]
+    return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"

@@ -7,8 +7,7 @@ from langgraph.runtime import Runtime
 from robomemory.executors.base import Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, observation_of
-from robomemory.nodes.recall import result_line
+from robomemory.nodes.common import NodeRun, observation_of, result_line
 from robomemory.prompts.planner import PLANNER_SYSTEM, make_plan_model, planner_user, to_action
 
 

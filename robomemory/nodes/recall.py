@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
 from robomemory.memory.condenser import Condenser, Event
-from robomemory.nodes.common import NodeRun, observation_of
+from robomemory.nodes.common import NodeRun, observation_of, result_line
 
 SECTIONS = (
     ("temporal", "What I have done"),
@@ -15,12 +15,6 @@ SECTIONS = (
     ("semantic", "Lessons"),
     ("episodic", "Past episodes"),
 )
-
-
-def result_line(item: dict, limit: int = 300) -> str:
-    """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
-    message = " ".join(str(item["message"]).split())[:limit]
-    return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"
 
 
 def memory_events(state: AgentState) -> list[Event]:
