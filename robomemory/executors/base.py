@@ -76,6 +76,10 @@ class ActionSpace(BaseModel):
     fallback: Action | None = Field(
         default=None, description="A harmless action the planner falls back to."
     )
+    candidates: list[Action] = Field(
+        default_factory=list,
+        description="Concrete actions valid now, from the world's own affordances (grounding).",
+    )
 
     def verb(self, name: str) -> VerbSpec | None:
         return next((v for v in self.verbs if v.name == name), None)
@@ -103,6 +107,10 @@ class ActionSpace(BaseModel):
                 shown = ", ".join(valid[:30]) or "none known yet"
                 return f"unknown {kind} {arg!r} for {spec.name}; valid: {shown}"
         return None
+
+    def describe_candidates(self) -> str:
+        """The candidates as a compact numbered list for prompts (1-based)."""
+        return "\n".join(f"{i}. {a}" for i, a in enumerate(self.candidates, 1))
 
     def describe(self) -> str:
         """Compact text of the API for prompts."""
