@@ -24,8 +24,11 @@ class ModelConfig(BaseModel):
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Env var holding the key.")
     temperature: float = 0.0
     max_tokens: int = 400
-    timeout_s: float = 120.0
+    timeout_s: float = Field(default=120.0, gt=0, description="Time limit of one model request.")
     max_retries: int = Field(default=2, ge=0, description="Extra tries after a failed parse.")
+    deadline_s: float = Field(
+        default=240.0, gt=0, description="Time limit of one call with all its retries."
+    )
     context_size: int = Field(default=4096, description="Context of the embedded model.")
     threads: int | None = Field(default=None, description="CPU threads of the embedded model.")
     embedder: Literal["minilm", "fake"] = "minilm"
@@ -96,7 +99,7 @@ class AgentConfig(BaseModel):
     model: ModelConfig = ModelConfig()
     memory: MemoryConfig = MemoryConfig()
     max_steps: int = Field(default=30, ge=1)
-    max_plan_len: int = Field(default=5, ge=1)
+    max_plan_len: int = Field(default=3, ge=1, description="Actions in one plan (first + later).")
     n_queries: int = Field(default=4, ge=1, le=8, description="Queries per step (paper: 4-5).")
     critic_enabled: bool = True
     robot_id: str = "default"

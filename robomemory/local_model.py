@@ -190,20 +190,46 @@ def _restore_signal_handlers(saved: dict[int, object]) -> None:
             signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
-def default_threads() -> int:
-    """CPU threads for llama.cpp: $ROBOMEMORY_THREADS if set, else all usable cores but one.
+def default_threads(load: float | None = None) -> int:
+    """CPU threads for llama.cpp: $ROBOMEMORY_THREADS if set, else chosen for the machine's load.
 
-    llama.cpp's threads meet at a barrier every token; when another process (or this agent's
-    embedder) takes a core, a thread-per-core setting stalls at that barrier. Measured on 2
-    cores at load 7: 2 threads 0.4 tokens/s, 1 thread 3.3; at load 3: 6.9 vs 4.6 (json_schema).
+    llama.cpp's threads meet at a barrier every token; when another process takes a core, a
+    thread-per-core setting stalls at that barrier. Measured on 2 cores: quiet, 2 threads are
+    1.7x faster than 1; at load 3-7, 2 threads are 2.2x slower. So: every core when the 1-minute
+    load leaves them free (load < cores / 2), else all cores but one.
     """
     if os.environ.get("ROBOMEMORY_THREADS"):
-        return max(1, int(os.environ["ROBOMEMORY_THREADS"]))
+        value = os.environ["ROBOMEMORY_THREADS"]
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"ROBOMEMORY_THREADS must be a positive integer, got {value!r}")
+        return int(value)
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+    if load is None:
+        load = os.getloadavg()[0]
+    return cores if load < cores / 2 else max(1, cores - 1)
+
+
+# Each kind of prompt (named by its response schema) goes back to its own server slot, where
+# llama.cpp keeps its last prompt's KV cache: the static prefix and unchanged memory are reused.
+PROMPT_SLOTS: dict[str, int] = {
+    "StepSummary": 0,
+    "MemoryQueries": 1,
+    "ExtractedRelations": 2,
+    "ResolverDecision": 3,
+    "Plan": 4,
+    "BaselineTurn": 4,
+    "CriticVerdict": 5,
+    "TemporalSummary": 6,
+}
+N_SLOTS = 8  # the last slot takes the rare end-of-task and condenser prompts
+
+
+def slot_for(schema_name: str) -> int:
+    """The server slot for a prompt kind (its response schema's name)."""
+    return PROMPT_SLOTS.get(schema_name, N_SLOTS - 1)
 
 
 class LocalModelServer:
@@ -218,7 +244,7 @@ class LocalModelServer:
         model_path: Path,
         context_size: int = 4096,
         threads: int | None = None,
-        n_parallel: int = 4,
+        n_parallel: int = N_SLOTS,
         verbosity: int = 1,
     ):
         self.model_path = Path(model_path)
@@ -299,7 +325,7 @@ _singleton: LocalModelServer | None = None
 _singleton_lock = threading.Lock()
 
 
-def get_local_server(cfg: ModelConfig | None = None, n_parallel: int = 4) -> LocalModelServer:
+def get_local_server(cfg: ModelConfig | None = None, n_parallel: int = N_SLOTS) -> LocalModelServer:
     """The process-wide embedded model server, created and started on first use (thread-safe).
 
     Later calls return the same server whatever their config (one model per process).

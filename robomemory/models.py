@@ -54,7 +54,9 @@ def make_chat_model(cfg: ModelConfig) -> BaseChatModel:
         "temperature": cfg.temperature,
         "max_tokens": cfg.max_tokens,
         "timeout": cfg.timeout_s,
-        "max_retries": 1,  # transport retries; NodeLLM retries unparseable answers itself
+        # The in-process server is not a flaky network: a transport retry would only reprocess
+        # a slow prompt. NodeLLM retries unparseable answers itself, within a deadline.
+        "max_retries": 0 if cfg.provider == "local" else 1,
     }
     match cfg.provider:
         case "local":
@@ -79,7 +81,18 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
     the embedded text model gets text only.
     """
     model = chat_model if chat_model is not None else make_chat_model(cfg)
-    return StructuredLLM(model, max_retries=cfg.max_retries, vision=cfg.provider == "openai")
+    slot_of = None
+    if cfg.provider == "local" and chat_model is None:
+        from robomemory.local_model import slot_for
+
+        slot_of = slot_for
+    return StructuredLLM(
+        model,
+        max_retries=cfg.max_retries,
+        vision=cfg.provider == "openai",
+        slot_of=slot_of,
+        deadline_s=cfg.deadline_s,
+    )
 
 
 class MiniLMEmbeddings(Embeddings):

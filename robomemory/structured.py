@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -18,6 +20,9 @@ from pydantic import BaseModel, ValidationError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+
+# A call that ran out of time: retrying would reprocess the same slow prompt, so it is not retried.
+TIMEOUTS = (openai.APITimeoutError, httpx.TimeoutException, TimeoutError)
 
 # Errors a model call may raise that are worth a retry; anything else is a bug and propagates.
 RETRYABLE = (
@@ -37,23 +42,29 @@ class Usage:
 
     calls: int = 0
     prompt_tokens: int = 0
+    cached_tokens: int = 0
     completion_tokens: int = 0
     fallbacks: int = 0
+    timeouts: int = 0
     seconds: float = 0.0
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
+        self.cached_tokens += other.cached_tokens
         self.completion_tokens += other.completion_tokens
         self.fallbacks += other.fallbacks
+        self.timeouts += other.timeouts
         self.seconds += other.seconds
 
     def as_dict(self) -> dict[str, float]:
         return {
             "calls": self.calls,
             "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
             "completion_tokens": self.completion_tokens,
             "fallbacks": self.fallbacks,
+            "timeouts": self.timeouts,
             "seconds": round(self.seconds, 4),
         }
 
@@ -74,8 +85,17 @@ def build_messages(system: str, user: str, images: Sequence[str] = ()) -> list[B
     return [SystemMessage(content=system), HumanMessage(content=user)]
 
 
+SlotOf = Callable[[str], int | None]
+
+
 class StructuredLLM:
-    """Wraps a LangChain chat model for schema-constrained calls shared by all nodes."""
+    """Wraps a LangChain chat model for schema-constrained calls shared by all nodes.
+
+    ``slot_of`` maps a response schema's name to a server slot (llama.cpp's ``id_slot``): each
+    kind of prompt then returns to the slot that holds its last prompt, so the shared prefix
+    (system prompt, task, stable memory) is reused from the KV cache instead of recomputed.
+    ``deadline_s`` bounds one call with all its retries; a timed-out attempt is not retried.
+    """
 
     def __init__(
         self,
@@ -83,13 +103,17 @@ class StructuredLLM:
         max_retries: int = 2,
         vision: bool = False,
         retry_temperature: float = 0.7,
+        slot_of: SlotOf | None = None,
+        deadline_s: float | None = None,
     ):
         self.chat_model = chat_model
         self.max_retries = max_retries
         self.vision = vision
         self.retry_temperature = retry_temperature
+        self.slot_of = slot_of
+        self.deadline_s = deadline_s
         self._retry_model = self._with_temperature(chat_model, retry_temperature)
-        self._runnables: dict[tuple[type[BaseModel], bool], Any] = {}
+        self._runnables: dict[tuple[type[BaseModel], bool, int | None], Any] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -101,10 +125,13 @@ class StructuredLLM:
         return model.model_copy(update={"temperature": temperature})
 
     def _runnable(self, schema: type[BaseModel], retry: bool = False) -> Any:
+        slot = self.slot_of(schema.__name__) if self.slot_of is not None else None
         with self._lock:
-            key = (schema, retry)
+            key = (schema, retry, slot)
             if key not in self._runnables:
                 model = self._retry_model if retry else self.chat_model
+                if slot is not None:
+                    model = _pinned(model, slot)
                 self._runnables[key] = model.with_structured_output(
                     schema, method="json_schema", include_raw=True
                 )
@@ -135,17 +162,28 @@ class NodeLLM:
         """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail."""
         messages = build_messages(system, user, images if self.llm.vision else ())
         error: str | None = None
+        deadline = self.llm.deadline_s
+        began = time.perf_counter()
         for attempt in range(self.llm.max_retries + 1):
+            if attempt and deadline is not None and time.perf_counter() - began >= deadline:
+                error = f"{error}; no retry: the call's {deadline:g}s deadline has passed"
+                break
             runnable = self.llm._runnable(schema, retry=attempt > 0)
             started = time.perf_counter()
             try:
                 out = runnable.invoke(messages)
+            except TIMEOUTS as exc:
+                error = f"{type(exc).__name__}: {exc}"[:500]
+                self._meter(time.perf_counter() - started, None, _usage_of(exc), timeout=True)
+                log.warning("%s: model call timed out; not retried: %s", self.node, error)
+                break
             except RETRYABLE as exc:
                 error = f"{type(exc).__name__}: {exc}"[:500]
                 self._meter(time.perf_counter() - started, None, _usage_of(exc))
                 log.warning("%s: model call failed (try %d): %s", self.node, attempt + 1, error)
                 continue
             self._meter(time.perf_counter() - started, out.get("raw"))
+            _log_prompt(self.node, schema, system, user, out.get("raw"))
             parsed = out.get("parsed")
             if isinstance(parsed, schema):
                 return CallResult(parsed, ok=True)
@@ -159,17 +197,52 @@ class NodeLLM:
             log.warning("%s: unparseable answer (try %d): %s", self.node, attempt + 1, error)
         with self._lock:
             self.usage.fallbacks += 1
-        log.warning("%s: falling back after %d tries", self.node, self.llm.max_retries + 1)
+        log.warning("%s: falling back: %s", self.node, error)
         value = fallback() if callable(fallback) else fallback
         return CallResult(value, ok=False, error=error)
 
-    def _meter(self, seconds: float, raw: Any, usage: dict | None = None) -> None:
+    def _meter(
+        self, seconds: float, raw: Any, usage: dict | None = None, timeout: bool = False
+    ) -> None:
         meta = usage or getattr(raw, "usage_metadata", None) or {}
+        cached = (meta.get("input_token_details") or {}).get("cache_read", 0)
         with self._lock:
             self.usage.calls += 1
+            self.usage.timeouts += int(timeout)
             self.usage.seconds += seconds
             self.usage.prompt_tokens += int(meta.get("input_tokens", 0) or 0)
+            self.usage.cached_tokens += int(cached or 0)
             self.usage.completion_tokens += int(meta.get("output_tokens", 0) or 0)
+
+
+_prompt_log_lock = threading.Lock()
+
+
+def _log_prompt(node: str, schema: type[BaseModel], system: str, user: str, raw: Any) -> None:
+    """With $ROBOMEMORY_PROMPT_LOG set, append each call (prompt and answer) as a JSON line:
+    the way to read what the model saw when a run goes wrong."""
+    path = os.environ.get("ROBOMEMORY_PROMPT_LOG")
+    if not path:
+        return
+    meta = getattr(raw, "usage_metadata", None) or {}
+    line = {
+        "ts": time.time(),
+        "node": node,
+        "schema": schema.__name__,
+        "system": system,
+        "user": user,
+        "answer": getattr(raw, "content", None),
+        "usage": dict(meta),
+    }
+    with _prompt_log_lock, open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line, default=str) + "\n")
+
+
+def _pinned(model: BaseChatModel, slot: int) -> BaseChatModel:
+    """A copy of an OpenAI-compatible model whose requests ask llama.cpp for ``slot``."""
+    extra = dict(getattr(model, "extra_body", None) or {})
+    extra["id_slot"] = slot
+    return model.model_copy(update={"extra_body": extra})
 
 
 def _usage_of(exc: BaseException) -> dict | None:
@@ -177,4 +250,10 @@ def _usage_of(exc: BaseException) -> dict | None:
     usage = getattr(getattr(exc, "completion", None), "usage", None)
     if usage is None:
         return None
-    return {"input_tokens": usage.prompt_tokens, "output_tokens": usage.completion_tokens}
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", 0) if details is not None else 0
+    return {
+        "input_tokens": usage.prompt_tokens,
+        "output_tokens": usage.completion_tokens,
+        "input_token_details": {"cache_read": cached or 0},
+    }

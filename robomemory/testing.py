@@ -60,7 +60,7 @@ class ScriptedChatModel(BaseChatModel):
             self.calls.append(schema.__name__)
             out = self.responder(schema, messages)
             if isinstance(out, BaseModel):
-                text = out.model_dump_json()
+                text = out.model_dump_json(by_alias=True)
             elif isinstance(out, dict):
                 text = json.dumps(out)
             else:
@@ -112,11 +112,45 @@ def scripted(table: dict[str, Callable[[Sequence[BaseMessage]], BaseModel | dict
 
     def responder(schema: type[BaseModel], messages: Sequence[BaseMessage]):
         fn = table.get(schema.__name__)
+        if isinstance(fn, PlanScript):
+            return fn.answer(schema, messages)
         if fn is not None:
             return fn(messages)
         return minimal_instance(schema.model_json_schema())
 
     return responder
+
+
+class PlanScript:
+    """A scripted planner answer in whichever shape the plan schema asks for: the grounded
+    ``next`` (one of the actions possible now) + ``then``, or ``steps`` when the world offers
+    no candidates. ``actions(messages)`` gives the plan as ``(verb, args)`` pairs."""
+
+    def __init__(
+        self,
+        actions: Callable[[Sequence[BaseMessage]], list[tuple[str, list[str]]]],
+        thought: str = "scripted plan",
+    ):
+        self.actions = actions
+        self.thought = thought
+
+    def answer(self, schema: type[BaseModel], messages: Sequence[BaseMessage]) -> dict:
+        plan = [{"action": verb, "args": list(args)} for verb, args in self.actions(messages)]
+        fields = schema.model_fields
+        thought = {"thought": self.thought} if "thought" in fields else {}
+        if "next" not in fields:
+            return {**thought, "steps": plan}
+        grounded = "enum" in schema.model_json_schema()["properties"]["next"]
+        first = plan[0]
+        nxt = f"{first['action']}({', '.join(first['args'])})" if grounded else first
+        if "then" in fields:
+            return {**thought, "next": nxt, "then": plan[1:]}
+        return {**thought, "next": nxt}  # a baseline's single action
+
+
+def plan_of(*actions: tuple[str, list[str]], thought: str = "scripted plan") -> PlanScript:
+    """A PlanScript that always answers the same plan."""
+    return PlanScript(lambda _messages: list(actions), thought)
 
 
 def scripted_llm(table: dict, latency_s: float = 0.0, max_retries: int = 1):

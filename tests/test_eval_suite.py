@@ -18,7 +18,7 @@ from robomemory.eval.report import load_records, write_report
 from robomemory.eval.runner import SuiteRunner
 from robomemory.eval.suites import get_suite, make_executor
 from robomemory.executors.envs.textworld import walkthrough_actions
-from robomemory.testing import scripted_llm
+from robomemory.testing import PlanScript, scripted_llm
 
 ABLATIONS = ["critic", "spatial", "longterm", "episodic", "semantic", "utility"]
 
@@ -46,7 +46,7 @@ class World:
 
     def next_actions(self, n: int):
         done = len(self.inner.history)
-        return [{"action": a.verb, "args": a.args} for a in self.oracle[done : done + n]]
+        return [(a.verb, a.args) for a in self.oracle[done : done + n]]
 
 
 @pytest.fixture
@@ -61,11 +61,8 @@ def harness(tmp_path):
 
     llm = scripted_llm(
         {
-            "Plan": lambda m: {
-                "thought": "follow the recipe",
-                "steps": current["w"].next_actions(2),
-            },
-            "BaselineTurn": lambda m: {"thought": "next", "next": current["w"].next_actions(1)[0]},
+            "Plan": PlanScript(lambda m: current["w"].next_actions(2), "follow the recipe"),
+            "BaselineTurn": PlanScript(lambda m: current["w"].next_actions(1), "next"),
             "CriticVerdict": lambda m: {"approve": True, "reason": "fine"},
             "StepSummary": lambda m: {"summary": "I acted in the kitchen."},
             "MemoryQueries": lambda m: {"queries": ["where is the cookbook"]},

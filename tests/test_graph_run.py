@@ -11,18 +11,18 @@ from robomemory.executors.envs.textworld import (
     bundled_game,
     walkthrough_actions,
 )
-from robomemory.testing import message_text, scripted_llm
+from robomemory.testing import PlanScript, message_text, plan_of, scripted_llm
 
 
-def walkthrough_planner(game: str):
+def walkthrough_planner(game: str) -> PlanScript:
     """Plan answers that follow the game's walkthrough one action per plan."""
     actions = iter(walkthrough_actions(bundled_game(game)))
 
     def plan(_messages):
         a = next(actions)
-        return {"thought": "follow the recipe", "steps": [{"action": a.verb, "args": a.args}]}
+        return [(a.verb, a.args)]
 
-    return plan
+    return PlanScript(plan, "follow the recipe")
 
 
 APPROVE = {
@@ -56,15 +56,8 @@ def test_critic_skips_first_step_and_always_reject_ends_at_max_steps(agent_confi
         proposals.append(message_text(messages).rsplit("Proposed next action:", 1)[1].strip())
         return {"approve": False, "reason": "I never like it"}
 
-    plan = {
-        "thought": "t",
-        "steps": [
-            {"action": "look", "args": []},
-            {"action": "inventory", "args": []},
-            {"action": "look", "args": []},
-        ],
-    }
-    llm = scripted_llm({"Plan": lambda m: plan, "CriticVerdict": reject})
+    plan = plan_of(("look", []), ("inventory", []), ("look", []))
+    llm = scripted_llm({"Plan": plan, "CriticVerdict": reject})
     agent_config.max_steps = 4
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="reject")
@@ -128,7 +121,7 @@ def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agen
         {
             "StepSummary": meet({"summary": "I see a kitchen."}),
             "MemoryQueries": meet({"queries": ["where is the cookbook"]}),
-            "Plan": lambda m: {"thought": "t", "steps": [{"action": "task_complete", "args": []}]},
+            "Plan": plan_of(("task_complete", [])),
         }
     )
     agent_config.max_steps = 2
@@ -140,7 +133,7 @@ def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agen
 def test_four_memory_branches_run_concurrently(agent_config, make_agent):
     llm = scripted_llm(
         {
-            "Plan": lambda m: {"thought": "t", "steps": [{"action": "look", "args": []}]},
+            "Plan": plan_of(("look", [])),
         }
     )
     agent_config.max_steps = 2
@@ -187,13 +180,14 @@ def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config,
         agent = make_agent(agent_config, TextWorldExecutor(bundled_game(game)), llm, embedder)
         results.append(agent.run(thread_id=episode))
         state = agent.state(episode)
+        retrieved = agent.context.memory.episodes.retrieved(episode)
         agent.context.memory.close()
     first, second = results
     assert first.success and first.consolidation["semantic"]["ADD"] >= 1
-    assert state["retrieved_ids"], "task 2 retrieved nothing from long-term memory"
+    assert retrieved, "task 2 retrieved nothing from long-term memory"
     assert "cookbook" in state["recalled"]["semantic"] + state["recalled"]["episodic"]
     updated = {u["id"]: u for u in second.consolidation["q_updates"]}
-    assert set(state["retrieved_ids"]) <= set(updated)
+    assert set(retrieved) <= set(updated)
     assert all(u["q_new"] > u["q_old"] for u in updated.values())
 
 
@@ -203,9 +197,9 @@ def test_planner_sees_the_whole_recipe_it_just_read(agent_config, make_agent):
 
     def plan(messages):
         prompts.append(message_text(messages))
-        return {"thought": "read it", "steps": [{"action": "examine", "args": ["cookbook"]}]}
+        return [("examine", ["cookbook"])]
 
-    llm = scripted_llm({"Plan": plan, **APPROVE})
+    llm = scripted_llm({"Plan": PlanScript(plan), **APPROVE})
     agent_config.max_steps = 2
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     agent.run(thread_id="recipe")

@@ -242,3 +242,53 @@ def test_missing_parts_say_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setattr(local_model, "PART_MODULE", "robomemory_no_such_part_{}")
     with pytest.raises(LocalModelUnavailable, match=r"robomemory\[local\].*OPENAI_BASE_URL"):
         ensure_model_file(tmp_path / "empty")
+
+
+def test_prompt_log_records_each_call(tmp_path, monkeypatch):
+    import json as _json
+
+    from robomemory.testing import scripted_llm
+
+    log_file = tmp_path / "prompts.jsonl"
+    monkeypatch.setenv("ROBOMEMORY_PROMPT_LOG", str(log_file))
+    llm = scripted_llm({"Plan": lambda m: PLAN})
+    result = llm.for_node("planner").call(Plan, "You plan.", "Make it cold.", fallback=FALLBACK)
+    assert result.ok
+    (line,) = [_json.loads(x) for x in log_file.read_text().splitlines()]
+    assert line["node"] == "planner" and line["schema"] == "Plan"
+    assert line["user"] == "Make it cold." and _json.loads(line["answer"]) == PLAN
+
+
+def test_a_timed_out_call_is_not_retried_and_falls_back():
+    """A slow prompt is not sent again: the retry would reprocess the same slow prompt."""
+    with FakeOpenAIServer(responder=lambda n, s, m: PLAN, latency_s=1.0) as srv:
+        node = _openai_llm(srv, timeout_s=0.2, max_retries=3).for_node("planner")
+        result = node.call(Plan, "sys", "user", fallback=FALLBACK)
+    assert not result.ok and result.value == FALLBACK and "Timeout" in result.error
+    assert node.usage.calls == 1 and node.usage.timeouts == 1
+
+
+def test_retries_stop_at_the_calls_deadline():
+    with FakeOpenAIServer(responder=lambda n, s, m: "not json", latency_s=0.3) as srv:
+        node = _openai_llm(srv, max_retries=50, deadline_s=0.5).for_node("critic")
+        result = node.call(Plan, "sys", "user", fallback=FALLBACK)
+    assert not result.ok and "deadline" in result.error
+    assert 2 <= node.usage.calls <= 3  # not 51
+
+
+def test_local_prompts_are_pinned_to_their_own_slot():
+    from robomemory.local_model import slot_for
+    from robomemory.structured import StructuredLLM
+
+    seen: list[dict] = []
+
+    def responder(name, schema, messages):
+        return PLAN
+
+    with FakeOpenAIServer(responder=responder) as srv:
+        model = ChatOpenAI(base_url=srv.base_url, api_key="x", model="m", max_retries=0)
+        llm = StructuredLLM(model, slot_of=slot_for)
+        llm.for_node("planner").call(Plan, "sys", "user", fallback=FALLBACK)
+        seen = srv.requests
+    assert seen[0]["id_slot"] == slot_for("Plan") == 4
+    assert slot_for("StepSummary") != slot_for("MemoryQueries")

@@ -18,7 +18,7 @@ SPACE = ActionSpace(
 
 
 def _plan(*steps):
-    return {"thought": "t", "steps": list(steps)}
+    return {"steps": list(steps)}
 
 
 def test_arguments_are_limited_to_known_names_of_the_right_kind():

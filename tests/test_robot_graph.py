@@ -35,7 +35,7 @@ def answers(schema, messages):
     """The FAKE model: one plan for the whole task; every other call gets a plausible answer."""
     name = schema.__name__
     table = {
-        "Plan": {"thought": "fetch the banana, bring it to the basket", "steps": PLAN},
+        "Plan": {"steps": PLAN},
         "StepSummary": {"summary": "The robot acted; the banana is visible."},
         "MemoryQueries": {"queries": ["where is the banana", "where is the basket"]},
         "TemporalSummary": {"summary": "The robot went to the counter and took the banana."},
@@ -75,7 +75,9 @@ def robot(tmp_path):
 def test_graph_completes_pick_and_place_on_the_robot(robot):
     ex, arm, tmp = robot
     model_cfg = ModelConfig(provider="fake", embedder="fake")
-    config = AgentConfig(model=model_cfg, memory=MemoryConfig(data_dir=tmp / "mem"), max_steps=10)
+    config = AgentConfig(
+        model=model_cfg, memory=MemoryConfig(data_dir=tmp / "mem"), max_steps=10, max_plan_len=5
+    )
     fake = ScriptedChatModel(responder=answers)
     agent = build_agent(
         config,

@@ -67,3 +67,13 @@ def test_easy_mode_navigates_by_teleport():
         assert result.ok and target in result.message
     finally:
         ex.close()
+
+
+def test_candidates_cover_every_verb_the_world_affords_here(world):
+    world.reset()
+    space = world.action_space()
+    verbs = {a.verb for a in space.candidates}
+    assert {"open", "pick_up", "look"} <= verbs  # the doors are shut: no navigate_to yet
+    assert len(space.candidates) <= 40
+    assert all(world._validate(a) is None for a in space.candidates)
+    assert not any("agent" in a.args or "air" in a.args for a in space.candidates)

@@ -178,3 +178,46 @@ def test_world_locations_follow_the_game() -> None:
     ex.execute(act("put_down_to", "teapot", "pan"))
     assert world_locations(ex.current_facts())["teapot"] == ("on", "pan")
     ex.close()
+
+
+def test_candidates_are_the_admissible_commands_in_the_action_api() -> None:
+    ex = TextWorldExecutor(bundled_game("cooking_1room"))
+    ex.reset()
+    space = ex.action_space()
+    texts = [str(a) for a in space.candidates]
+    assert "pick_up(milk)" in texts and "examine(cookbook)" in texts
+    assert texts[-1] == "task_complete()"
+    # every candidate is valid in the published space and the game accepts it
+    assert all(space.validate_action(a) is None for a in space.candidates)
+    admissible = set(ex._require_state().admissible_commands)
+    assert len(space.candidates) - 1 <= len(admissible)
+    result = ex.execute(Action(verb="pick_up", args=["milk"]))
+    assert result.ok and result.details["changed"] is True
+    assert ex.action_space().candidates[0].verb != "examine"  # acting first, reading later
+    assert "prepare_meal()" in [str(a) for a in ex.action_space().candidates]
+
+
+def test_observation_grounds_place_names_and_holdings() -> None:
+    ex = TextWorldExecutor(bundled_game("cooking_1room"))
+    _, obs = ex.reset()
+    assert obs.place == "kitchen" and obs.holding == []
+    assert {"fridge", "milk", "cookbook"} <= set(obs.names)
+    result = ex.execute(Action(verb="examine", args=["cookbook"]))
+    assert result.details["changed"] is False  # a read changes nothing
+    result = ex.execute(Action(verb="pick_up", args=["milk"]))
+    assert result.observation.holding == ["milk"] and "milk" in result.observation.names
+
+
+def test_command_to_action_maps_each_form() -> None:
+    cases = {
+        "take red apple from fridge": "pick_up(red apple)",
+        "put knife on counter": "put_down_to(knife, counter)",
+        "insert milk into fridge": "put_down_to(milk, fridge)",
+        "dice carrot with knife": "dice(carrot)",
+        "cook carrot with stove": "cook(carrot, stove)",
+        "go north": "go(north)",
+        "prepare meal": "prepare_meal()",
+        "unlock door with key": "unlock(door, key)",
+    }
+    for command, action in cases.items():
+        assert str(command_to_action(command)) == action

@@ -65,3 +65,14 @@ def test_twc_game_runs():
         assert result.observation.won
     finally:
         ex.close()
+
+
+def test_candidates_are_the_worlds_valid_actions_and_the_gold_path_stays_in_them(world):
+    world.reset()
+    for command in world.gold_actions():
+        space = world.action_space()
+        texts = [str(a) for a in space.candidates]
+        action = world.command_to_action(command)
+        assert str(action) in texts, (command, texts)
+        assert texts[-1] == "task_complete()"
+        world.execute(action)

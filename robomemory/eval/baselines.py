@@ -19,13 +19,14 @@ from typing import Any, Literal
 from robomemory.config import AgentConfig
 from robomemory.executors.base import Action, Executor, Observation
 from robomemory.graphs.agent import EpisodeResult
+from robomemory.grounding import fresh_candidates
 from robomemory.prompts.baselines import (
-    BASELINE_SYSTEM,
+    baseline_system,
     baseline_user,
     make_turn_model,
+    turn_action,
     turn_text,
 )
-from robomemory.prompts.planner import to_action
 from robomemory.structured import StructuredLLM
 
 BaselineKind = Literal["react", "fullctx"]
@@ -55,20 +56,24 @@ class BaselineAgent:
     def _history(self, turns: list[str]) -> list[str]:
         return turns if self.kind == "fullctx" else turns[-self.window :]
 
-    def _decide(self, task: str, turns: list[str], obs: Observation) -> tuple[Action, dict]:
+    def _decide(
+        self, task: str, turns: list[str], obs: Observation, trajectory: list[dict]
+    ) -> tuple[Action, dict]:
         space = self.executor.action_space()
-        schema = make_turn_model(space)
+        # The same grounded list the planner sees, filtered by the same rule (fair comparison).
+        candidates = fresh_candidates(space.candidates, trajectory, obs.place)
+        schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)
         node = self.llm.for_node("policy")
         started = time.perf_counter()
         out = node.call(
             schema,
-            BASELINE_SYSTEM,
-            baseline_user(task, self._history(turns), obs.text, space),
+            baseline_system(space),
+            baseline_user(task, self._history(turns), obs.text, space, candidates),
             fallback=lambda: None,
             images=obs.images,
         )
-        action = to_action(out.value.next) if out.value is not None else fallback_action
+        action = turn_action(out.value, candidates) if out.value is not None else fallback_action
         usage = node.usage.as_dict() | {"wall_s": time.perf_counter() - started, "runs": 1}
         return action, usage
 
@@ -98,7 +103,7 @@ class BaselineAgent:
                 on_event(node, {"usage": {node: counters}, **(extra or {})})
 
         while not reason:
-            action, counters = self._decide(task, turns, obs)
+            action, counters = self._decide(task, turns, obs, trajectory)
             emit("policy", counters)
             t0 = time.perf_counter()
             result = self.executor.execute(action)
@@ -119,6 +124,8 @@ class BaselineAgent:
                     "outcome": result.outcome.value,
                     "message": message[:300],
                     "score": new.score,
+                    "changed": result.details.get("changed"),
+                    "place": new.place or obs.place,
                 }
             )
             emit("executor", {"wall_s": time.perf_counter() - t0, "runs": 1}, {"step": step})

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from textworld.logic import Proposition
 
 from robomemory.memory.base import Triple
@@ -114,6 +114,13 @@ class FactsOracle:
                     Relation(subject=s, relation=r, object=o) for s, r, o in self.now.triples
                 ]
             )
+        if schema.__name__ == "ExtractedRelations":  # grounded: where each given name is
+            keys = {info.alias for info in schema.model_fields.values()}
+            answer: dict[str, list[str]] = {}
+            for s, r, o in self.now.triples:
+                if s in keys and s not in answer and _fits(schema, {**answer, s: [r, o]}):
+                    answer[s] = [r, o]
+            return schema.model_validate(answer)
         if schema is ResolverDecision:
             return ResolverDecision(delete=self._contradicted(message_text(messages)))
         raise KeyError(f"the facts oracle does not answer {schema.__name__}")
@@ -133,6 +140,16 @@ class FactsOracle:
                 out.append(int(head))
         self.deleted += len(out)
         return out
+
+
+def _fits(schema: type[BaseModel], answer: dict) -> bool:
+    """Whether an answer is expressible in a grounded extractor schema (the robot's own facts
+    come from grounding; names the schema does not offer cannot be said)."""
+    try:
+        schema.model_validate(answer)
+    except ValidationError:
+        return False
+    return True
 
 
 def kg_location(triples: Iterable[Triple], name: str) -> tuple[str, str] | None:

@@ -45,6 +45,8 @@ class EpisodeRecord(BaseModel):
     events: list[NodeEvent] = Field(default_factory=list)
     spatial_stats: list[dict] = Field(default_factory=list)
     trajectory: list[dict] = Field(default_factory=list)
+    oracle_steps: int | None = Field(default=None, description="The world's oracle path length.")
+    max_steps: int | None = Field(default=None, description="The step limit the episode had.")
     error: str | None = None
 
     @property
@@ -134,6 +136,43 @@ def node_seconds_per_step(records: Sequence[EpisodeRecord]) -> dict[str, float]:
         for node, usage in r.usage.items():
             totals[node] += float(usage.get("wall_s", usage.get("seconds", 0.0)))
     return {node: t / steps if steps else 0.0 for node, t in sorted(totals.items())}
+
+
+def node_split_by_agent(records: Sequence[EpisodeRecord]) -> list[dict]:
+    """Per (agent, ablation) and node, per step: model calls, prompt tokens (and how many the
+    server's prompt cache reused), completion tokens and seconds."""
+    rows = []
+    for (agent, ablation), rs in group(records, ("agent", "ablation")).items():
+        steps = sum(r.steps for r in rs) or 1
+        totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        for r in rs:
+            for node, usage in r.usage.items():
+                for key in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens"):
+                    totals[node][key] += float(usage.get(key, 0) or 0)
+                totals[node]["seconds"] += float(usage.get("wall_s", usage.get("seconds", 0)))
+        for node, t in sorted(totals.items()):
+            if not t["calls"] and t["seconds"] < 0.01 * steps:
+                continue
+            rows.append(
+                {
+                    "agent": agent,
+                    "ablation": ablation,
+                    "node": node,
+                    **{k: t[k] / steps for k in ("calls", "prompt_tokens", "cached_tokens")},
+                    "completion_tokens": t["completion_tokens"] / steps,
+                    "s_per_step": t["seconds"] / steps,
+                }
+            )
+    return rows
+
+
+def step_budgets(records: Sequence[EpisodeRecord]) -> list[dict]:
+    """Each task's oracle path length and the step limit its episodes had."""
+    out: dict[str, dict] = {}
+    for r in records:
+        out.setdefault(r.task_id, {"task_id": r.task_id, "oracle_steps": r.oracle_steps})
+        out[r.task_id]["max_steps"] = r.max_steps
+    return list(out.values())
 
 
 def node_seconds_by_agent(records: Sequence[EpisodeRecord]) -> list[dict]:

@@ -53,6 +53,8 @@ def build_summary(records: Sequence[EpisodeRecord], extra: dict | None = None) -
         "lifelong": m.lifelong(records),
         "memrl": m.memrl_curves(records),
         "node_seconds_per_step": m.node_seconds_by_agent(records),
+        "node_split": m.node_split_by_agent(records),
+        "step_budgets": m.step_budgets(records),
         "memory_latency": m.memory_latency(records),
         "memory_latency_by_step": m.memory_latency_by_step(records),
         "kg": m.kg_summary(records),
@@ -111,11 +113,14 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
         "\n## Memory latency per step (s)\n",
         markdown_table([lat], ["steps", "parallel_s", "sequential_s", "temporal_s"]),
     ]
+    split_cols = ["agent", "ablation", "node", "calls", "prompt_tokens", "cached_tokens"]
     parts += [
-        "\n## Wall time per step by node (s)\n",
+        "\n## Per step by node: model calls, tokens (cached = reused by the prompt cache), s\n",
         markdown_table(
-            summary["node_seconds_per_step"], ["agent", "ablation", "node", "s_per_step"]
+            summary.get("node_split", []), [*split_cols, "completion_tokens", "s_per_step"]
         ),
+        "\n## Step budgets (limit = at least twice the oracle's steps)\n",
+        markdown_table(summary.get("step_budgets", []), ["task_id", "oracle_steps", "max_steps"]),
     ]
     parts += [
         "\n## Spatial KG\n",

@@ -27,7 +27,7 @@ from rich.progress import (
 from robomemory.config import AgentConfig
 from robomemory.eval.metrics import EpisodeRecord, NodeEvent, gc_of
 from robomemory.eval.report import EPISODES_DIR, write_json_atomic
-from robomemory.eval.suites import Suite, TaskSpec, make_executor
+from robomemory.eval.suites import Suite, TaskSpec, make_executor, oracle_steps, step_limit
 from robomemory.executors.base import Executor
 
 log = logging.getLogger(__name__)
@@ -194,6 +194,9 @@ class SuiteRunner:
 
         executor = self.executor_factory(spec)
         try:
+            oracle = oracle_steps(spec, executor)
+            cfg.max_steps = step_limit(cfg.max_steps, oracle)
+            record.oracle_steps, record.max_steps = oracle, cfg.max_steps
             runner = self._build(agent, cfg, executor)
             result = self._play(runner, agent, key, on_event)
         except EPISODE_ERRORS as exc:

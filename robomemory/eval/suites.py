@@ -195,3 +195,23 @@ def make_executor(spec: TaskSpec) -> Executor:
     from robomemory.executors.envs.twx import TextWorldExpressExecutor
 
     return TextWorldExpressExecutor(p.get("game", "cookingworld"), int(p["seed"]), p.get("params"))
+
+
+def oracle_steps(spec: TaskSpec, executor: Executor) -> int | None:
+    """Length of the world's oracle path for a task (TextWorld walkthrough, ScienceWorld and
+    TextWorldExpress gold paths); None when the world has none."""
+    if spec.world == "textworld":
+        from robomemory.executors.envs.textworld_games import walkthrough_commands
+
+        path = getattr(executor, "game_path", None) or spec.params.get("path")
+        return len(walkthrough_commands(path)) if path else None
+    gold = getattr(executor, "gold_actions", None)
+    if gold is None:
+        return None
+    executor.reset()
+    return len(gold())
+
+
+def step_limit(requested: int, oracle: int | None) -> int:
+    """The step limit of an episode: what was asked, and never below twice the oracle's."""
+    return max(requested, 2 * oracle) if oracle else requested

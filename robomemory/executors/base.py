@@ -30,6 +30,15 @@ class Observation(BaseModel):
     done: bool = False
     won: bool = False
     lost: bool = False
+    place: str | None = Field(default=None, description="Where the robot is, when the world says.")
+    holding: list[str] = Field(
+        default_factory=list, description="What the robot holds, when it can tell."
+    )
+    names: list[str] = Field(
+        default_factory=list,
+        description="Names of the things this observation shows, in the world's own words "
+        "(grounds perception: the extractor may only name what is really there).",
+    )
 
 
 class Action(BaseModel):
@@ -107,10 +116,6 @@ class ActionSpace(BaseModel):
                 shown = ", ".join(valid[:30]) or "none known yet"
                 return f"unknown {kind} {arg!r} for {spec.name}; valid: {shown}"
         return None
-
-    def describe_candidates(self) -> str:
-        """The candidates as a compact numbered list for prompts (1-based)."""
-        return "\n".join(f"{i}. {a}" for i, a in enumerate(self.candidates, 1))
 
     def describe(self) -> str:
         """Compact text of the API for prompts."""

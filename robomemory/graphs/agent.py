@@ -109,20 +109,23 @@ class RoboMemoryAgent:
         if replay is None:
             return
         self.context.executor.reset()
-        done = [
-            Action(verb=t["verb"], args=list(t["args"]))
-            for t in snapshot.values.get("trajectory", [])
-        ]
-        replay(done)
+        episode_id = snapshot.values["handles"]["episode_id"]
+        steps = self.context.memory.episodes.steps(episode_id)
+        # Only the steps the checkpoint has seen: a step logged by an executor run that the
+        # crash cut off before its checkpoint is run again by the resumed graph.
+        done_steps = int(snapshot.values.get("step") or 0)
+        replay([Action(verb=t["verb"], args=list(t["args"])) for t in steps[:done_steps]])
 
     def state(self, thread_id: str) -> dict:
         return dict(self.graph.get_state(self._config(thread_id)).values)
 
     def result(self, thread_id: str, wall_s: float = 0.0) -> EpisodeResult:
         values = self.state(thread_id)
+        episode_id = (values.get("handles") or {}).get("episode_id", thread_id)
+        log = self.context.memory.episodes
         return EpisodeResult(
             thread_id=thread_id,
-            episode_id=(values.get("handles") or {}).get("episode_id", thread_id),
+            episode_id=episode_id,
             task=values.get("task", ""),
             success=bool(values.get("success")),
             score=values.get("score"),
@@ -131,8 +134,8 @@ class RoboMemoryAgent:
             end_reason=values.get("end_reason", ""),
             wall_s=wall_s,
             usage=values.get("usage") or {},
-            trajectory=values.get("trajectory") or [],
-            spatial_stats=values.get("spatial_stats") or [],
+            trajectory=log.steps(episode_id)[: int(values.get("step") or 0)],
+            spatial_stats=log.spatial_stats(episode_id),
             consolidation=values.get("consolidation") or {},
         )
 

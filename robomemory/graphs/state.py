@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from typing import Annotated, Any, TypedDict
 
 
@@ -21,11 +20,13 @@ def sum_usage(left: dict | None, right: dict | None) -> dict:
     return out
 
 
-def union_list(left: list | None, right: list | None) -> list:
-    """Reducer: ordered set union."""
-    out = list(left or [])
-    out += [x for x in (right or []) if x not in out]
-    return out
+RECENT_STEPS = 8
+
+
+def recent_window(left: list | None, right: list | None) -> list:
+    """Reducer: append, keep the newest ``RECENT_STEPS`` (the whole record is in the episode
+    log, so a checkpoint's size stays flat as an episode grows)."""
+    return [*(left or []), *(right or [])][-RECENT_STEPS:]
 
 
 class AgentState(TypedDict, total=False):
@@ -40,19 +41,20 @@ class AgentState(TypedDict, total=False):
     # memory
     temporal: list[str]
     recalled: Annotated[dict[str, str], merge_dicts]
-    retrieved_ids: Annotated[list[str], union_list]
-    spatial_stats: Annotated[list[dict], operator.add]
     condensed: list[dict]
     working_memory: str
     # planning
     plan: list[dict]
     plan_index: int
     plan_reason: str
+    candidates: list[str]
     verdict: dict | None
     replans: int
-    # execution
+    # execution (the full step records are in the episode log, not here)
     last_result: dict | None
-    trajectory: Annotated[list[dict], operator.add]
+    trajectory: Annotated[list[dict], recent_window]  # the newest steps, compact
+    notes: list[str]  # what the agent read that the task depends on (bounded)
+    done_actions: list[str]  # actions that changed the world (bounded)
     # outcome and accounting
     done: bool
     success: bool

@@ -72,3 +72,14 @@ class RetrievedItem(BaseModel):
     q: float = 0.0
     score: float = 0.0
     visits: int = 0
+
+
+class SceneGrounding(BaseModel):
+    """What perception knows for certain this step, to ground the relation extractor: the
+    names the observation shows (the extractor may relate only these), where the robot is
+    (localization) and what it holds (gripper state). The last two become the robot's own
+    facts directly ("I at kitchen", "I hold milk"), never a model's guess."""
+
+    names: list[str] = Field(default_factory=list)
+    place: str | None = None
+    holding: list[str] = Field(default_factory=list)

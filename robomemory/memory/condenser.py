@@ -28,7 +28,9 @@ from robomemory.structured import NodeLLM
 
 log = logging.getLogger(__name__)
 
-EventKind = Literal["task", "observation", "action", "result", "memory", "summary", "noise"]
+# "note": what the agent read that the task depends on (a recipe, a sign); like the task, a
+# note is never condensed or clipped.
+EventKind = Literal["task", "note", "observation", "action", "result", "memory", "summary", "noise"]
 ACTIVITY = frozenset({"observation", "action", "result"})
 SUMMARY_TOKENS = 80  # expected size of a chunk summary, used to pick how much to condense
 
@@ -61,7 +63,7 @@ def render_event(event: Event) -> str:
     match event.kind:
         case "task":
             return event.text if event.text.startswith("Task:") else f"Task: {event.text}"
-        case "memory":
+        case "memory" | "note":
             return event.text
         case "summary":
             return f"[Summary] {event.text}"

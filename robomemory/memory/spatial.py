@@ -36,7 +36,7 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from robomemory.config import SpatialConfig
-from robomemory.memory.base import SpatialUpdateStats, Triple
+from robomemory.memory.base import SceneGrounding, SpatialUpdateStats, Triple
 from robomemory.memory.stores.graph_store import GraphChange, GraphStore
 from robomemory.prompts import spatial as prompts
 from robomemory.structured import NodeLLM
@@ -72,6 +72,25 @@ def make_triple(subject: str, relation: str, obj: str) -> Triple | None:
     if not (s and r and o) or s == o:
         return None
     return Triple(subject=s, relation=r, object=o)
+
+
+def _robot_facts(grounding: SceneGrounding) -> list[Triple]:
+    """The robot's place and holdings as its own facts."""
+    facts = [make_triple("I", "at", grounding.place)] if grounding.place else []
+    facts += [make_triple("I", "hold", name) for name in grounding.holding]
+    return [t for t in facts if t is not None]
+
+
+def _grounded_names(grounding: SceneGrounding | None) -> list[str]:
+    """Names the extractor may use: the scene's, its room, without the robot's holdings
+    (those are placed by the robot's own facts)."""
+    if grounding is None:
+        return []
+    held = set(grounding.holding)
+    names = [n for n in grounding.names if n not in held]
+    if grounding.place:
+        names.append(grounding.place)
+    return list(dict.fromkeys(names))
 
 
 def render_triples(triples: Iterable[Triple], history: bool = False) -> str:
@@ -112,9 +131,19 @@ class SpatialMemory:
 
     # ---- update (Algorithm 2) ----------------------------------------------------------------
     def update(
-        self, summary: str, queries: list[str], *, step: int, episode_id: str, llm: NodeLLM
+        self,
+        summary: str,
+        queries: list[str],
+        *,
+        step: int,
+        episode_id: str,
+        llm: NodeLLM,
+        grounding: SceneGrounding | None = None,
     ) -> SpatialUpdateStats:
-        """Run Algorithm 2 for s_t = ``summary`` and q_t = ``queries``; idempotent per step."""
+        """Run Algorithm 2 for s_t = ``summary`` and q_t = ``queries``; idempotent per step.
+
+        With ``grounding`` the extractor relates only the names perception reports, and the
+        robot's place and holdings are added as its own facts."""
         key = f"{episode_id}:{step}"
         with self._lock:
             if self.store.has_update(key):
@@ -122,7 +151,7 @@ class SpatialMemory:
                 return SpatialUpdateStats(step=step, vertices=v, edges=e, skipped=True)
             last = self.store.last_step()
             step = step if last is None or step > last else last + 1  # monotonic per robot
-            new = self._extract(summary, llm)
+            new = self._extract(summary, llm, grounding)
             existing = self.store.vertex_names()
             similar = self._similar(queries)
             v_new = {t.subject for t in new} | {t.object for t in new}
@@ -154,18 +183,30 @@ class SpatialMemory:
             stats.vertices, stats.edges = self.store.size()
             return stats
 
-    def _extract(self, summary: str, llm: NodeLLM) -> list[Triple]:
-        if not summary.strip():
-            return []
-        res = llm.call(
-            prompts.ExtractedRelations,
-            prompts.EXTRACT_SYSTEM,
-            prompts.extract_user(summary),
-            fallback=prompts.ExtractedRelations(),
-        )
+    def _extract(
+        self, summary: str, llm: NodeLLM, grounding: SceneGrounding | None = None
+    ) -> list[Triple]:
         out: dict[Key, Triple] = {}
-        for rel in res.value.relations:
-            t = make_triple(rel.subject, rel.relation, rel.object)
+        if grounding is not None:
+            for t in _robot_facts(grounding):
+                out.setdefault(_key(t), t)
+        names = _grounded_names(grounding)
+        if not summary.strip() or (grounding is not None and len(names) < 2):
+            return list(out.values())
+        if grounding is not None:
+            schema = prompts.grounded_relations_model(tuple(names), grounding.place)
+            system = prompts.GROUNDED_EXTRACT_SYSTEM
+        else:
+            schema, system = prompts.ExtractedRelations, prompts.EXTRACT_SYSTEM
+        res = llm.call(
+            schema, system, prompts.extract_user(summary, names), fallback=lambda: schema()
+        )
+        if grounding is not None:
+            parts = prompts.grounded_triples(res.value)
+        else:
+            parts = [prompts.relation_parts(rel) for rel in res.value.relations]
+        for part in parts:
+            t = make_triple(*part)
             if t is not None:
                 out.setdefault(_key(t), t)
         return list(out.values())

@@ -1,7 +1,8 @@
 """MemorySystem: one robot's four memory modules, opened from ``cfg.data_dir``.
 
 Layout under ``data_dir``: ``qdrant/`` (local-mode Qdrant shared by all robots, one collection
-per kind and robot), ``history.sqlite3`` (change history and consolidation journal) and the
+per kind and robot), ``history.sqlite3`` (change history and consolidation journal),
+``episodes.sqlite3`` (the episode log: step records kept out of checkpoints) and the
 spatial graph store's files. Opening the same data directory twice in one process reuses one
 Qdrant client (local mode allows only one per path).
 """
@@ -16,6 +17,7 @@ from langchain_core.embeddings import Embeddings
 
 from robomemory.config import MemoryConfig
 from robomemory.memory.base import MemoryHandles
+from robomemory.memory.episode_log import EpisodeLog
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.longterm import LongTermMemory
 from robomemory.memory.stores.vector_qdrant import acquire_client, release_client
@@ -39,6 +41,7 @@ class MemorySystem:
         history: MemoryHistory,
         client: Any | None = None,
         graph_store: Any | None = None,
+        episodes: EpisodeLog | None = None,
     ):
         self.cfg = cfg
         self.robot_id = robot_id
@@ -47,6 +50,7 @@ class MemorySystem:
         self.semantic = semantic
         self.episodic = episodic
         self.history = history
+        self.episodes = episodes or EpisodeLog(Path(cfg.data_dir) / "episodes.sqlite3")
         self._client = client
         self._graph_store = graph_store
         self._closed = False
@@ -105,6 +109,7 @@ class MemorySystem:
         if self._client is not None:
             release_client(self._client)
         self.history.close()
+        self.episodes.close()
         close = getattr(self._graph_store, "close", None)
         if callable(close):
             close()

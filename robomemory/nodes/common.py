@@ -7,8 +7,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Observation
+from robomemory.executors.base import Action, ActionSpace, Observation
 from robomemory.graphs.context import AgentContext, resolve
+from robomemory.grounding import READ_VERBS, by_relevance, fresh_candidates, named_by
 
 
 class NodeRun:
@@ -45,3 +46,18 @@ def result_line(item: dict, limit: int = 300) -> str:
     """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
     message = " ".join(str(item["message"]).split())[:limit]
     return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"
+
+
+def current_candidates(state: dict, space: ActionSpace) -> list[Action]:
+    """The actions the world affords now, less those this episode has shown useless here."""
+    place = observation_of(state).place
+    trajectory = state.get("trajectory") or []
+    fresh = fresh_candidates(space.candidates, trajectory, place)
+    notes = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
+    ranked = by_relevance(fresh, notes, state.get("done_actions") or [])
+    # The task may point at what to read first ("check the cookbook"); what to do with things
+    # comes from what was read, so the task promotes only reads.
+    task = state.get("task") or ""
+    reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]
+    promoted = reads[:1] if not notes else []
+    return promoted + [a for a in ranked if a not in promoted]

@@ -15,6 +15,7 @@ def consolidate(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
     run = NodeRun("consolidate", runtime)
     memory = run.ctx.memory
+    episode_id = state["handles"]["episode_id"]
     spatial_text = render_triples(memory.spatial.triples()) if memory.spatial else ""
     report = write_longterm(
         memory,
@@ -23,10 +24,10 @@ def consolidate(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         score=state.get("score"),
         max_score=state.get("max_score"),
         temporal_text=memory.temporal.render(list(state.get("temporal") or [])),
-        trajectory=list(state.get("trajectory") or []),
+        trajectory=memory.episodes.steps(episode_id),
         spatial_text=spatial_text,
-        retrieved_ids=list(state.get("retrieved_ids") or []),
-        episode_id=state["handles"]["episode_id"],
+        retrieved_ids=memory.episodes.retrieved(episode_id),
+        episode_id=episode_id,
         llm=run.llm,
     )
     return run.finish({"consolidation": report})

@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from robomemory.executors.base import Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, observation_of
+from robomemory.nodes.common import NodeRun, current_candidates, observation_of
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
 
 
@@ -15,14 +15,18 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("critic", runtime)
     plan = [Action.model_validate(a) for a in state["plan"]]
     action = plan[state["plan_index"]]
+    candidates = current_candidates(state, run.ctx.executor.action_space())
     user = critic_user(
         state.get("working_memory") or f"Task: {state['task']}",
         str(action),
         [str(a) for a in plan[state["plan_index"] :]],
+        candidates,
     )
     # Fallback approves: a critic that cannot answer must not stall the agent.
     fallback = CriticVerdict(approve=True, reason="critic unavailable")
     verdict = run.llm.call(
         CriticVerdict, CRITIC_SYSTEM, user, fallback, observation_of(state).images
     )
-    return run.finish({"verdict": verdict.value.model_dump()})
+    return run.finish(
+        {"verdict": verdict.value.model_dump(), "candidates": [str(a) for a in candidates]}
+    )

@@ -7,7 +7,8 @@ from langgraph.runtime import Runtime
 from robomemory.executors.base import Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun
+from robomemory.grounding import update_done, update_notes
+from robomemory.nodes.common import NodeRun, observation_of
 
 TASK_COMPLETE = "task_complete"
 
@@ -19,22 +20,36 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     result = run.ctx.executor.execute(action)
     obs = result.observation
     step = int(state.get("step") or 0) + 1
+    item = {
+        "step": step,
+        "action": str(action),
+        "verb": action.verb,
+        "args": action.args,
+        "outcome": result.outcome.value,
+        "message": result.message or obs.text[:300],
+        "score": obs.score,
+        "changed": result.details.get("changed"),
+        "place": obs.place or observation_of(state).place,
+    }
+    # The whole record (what the agent saw and decided) goes to the episode log, so a trace
+    # explains every step; the state keeps the compact item in a bounded window.
+    record = item | {
+        "plan": [str(Action.model_validate(a)) for a in state["plan"][index:]],
+        "plan_reason": state.get("plan_reason", ""),
+        "verdict": state.get("verdict"),
+        "summary": state.get("summary", ""),
+        "recalled": {k: len(v or "") for k, v in (state.get("recalled") or {}).items()},
+        "candidates": list(state.get("candidates") or []),
+    }
+    run.ctx.memory.episodes.record_step(state["handles"]["episode_id"], record)
     update: dict = {
         "step": step,
         "plan_index": index + 1,
         "verdict": None,
         "last_result": result.model_dump(mode="json"),
-        "trajectory": [
-            {
-                "step": step,
-                "action": str(action),
-                "verb": action.verb,
-                "args": action.args,
-                "outcome": result.outcome.value,
-                "message": result.message or obs.text[:300],
-                "score": obs.score,
-            }
-        ],
+        "trajectory": [item],
+        "notes": update_notes(state.get("notes") or [], item, state.get("task") or ""),
+        "done_actions": update_done(state.get("done_actions") or [], item),
     }
     # Keep the previous observation when the executor returns none (e.g. a rejected action).
     if obs.text or obs.images or obs.score is not None:

@@ -10,8 +10,8 @@ from langgraph.runtime import Runtime
 
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
-from robomemory.memory.base import RetrievedItem
-from robomemory.nodes.common import NodeRun
+from robomemory.memory.base import RetrievedItem, SceneGrounding
+from robomemory.nodes.common import NodeRun, observation_of
 
 
 def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -31,15 +31,23 @@ def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if module is None or not run.ctx.config.memory.spatial.enabled:
         return run.finish({"recalled": {"spatial": ""}})
     queries = state.get("queries") or [state["task"]]
+    obs = observation_of(state)
+    grounding = None
+    if obs.names or obs.place:
+        grounding = SceneGrounding(names=obs.names, place=obs.place, holding=obs.holding)
     stats = module.update(
         state["summary"],
         queries,
         step=_global_step(state),
         episode_id=state["handles"]["episode_id"],
         llm=run.llm,
+        grounding=grounding,
     )
     text = render_triples(module.retrieve(queries))
-    return run.finish({"recalled": {"spatial": text}, "spatial_stats": [stats.model_dump()]})
+    run.ctx.memory.episodes.record_spatial(
+        state["handles"]["episode_id"], _global_step(state), stats.model_dump()
+    )
+    return run.finish({"recalled": {"spatial": text}})
 
 
 def _global_step(state: AgentState) -> int:
@@ -62,9 +70,10 @@ def _longterm(kind: str, state: AgentState, runtime: Runtime[AgentContext]) -> d
     if module is None:
         return run.finish({"recalled": {kind: ""}})
     items = module.retrieve(state.get("queries") or [state["task"]], state["task"])
-    return run.finish(
-        {"recalled": {kind: _render_items(items)}, "retrieved_ids": [i.id for i in items]}
+    run.ctx.memory.episodes.add_retrieved(
+        state["handles"]["episode_id"], [i.id for i in items], _global_step(state)
     )
+    return run.finish({"recalled": {kind: _render_items(items)}})
 
 
 def semantic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

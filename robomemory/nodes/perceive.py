@@ -22,7 +22,7 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("perceive", runtime)
     obs = observation_of(state)
     task = state["task"]
-    user = perceive_user(last_action_text(state), obs.text)
+    user = perceive_user(last_action_text(state), obs.text, obs.place, obs.names)
     n = run.ctx.config.n_queries
 
     def summarize(_: object) -> str:
@@ -32,7 +32,7 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         ).value.summary
 
     def generate_queries(_: object) -> list[str]:
-        fallback = MemoryQueries(queries=[task[:120]])
+        fallback = MemoryQueries(queries=[task[:80]])
         out = run.llm.call(
             MemoryQueries, QUERY_SYSTEM, query_user(task, user, n), fallback, obs.images
         )

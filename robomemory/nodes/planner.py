@@ -1,4 +1,8 @@
-"""planner: a multi-step plan over the executor's action API (closed-loop planning module)."""
+"""planner: a multi-step plan over the executor's action API (closed-loop planning module).
+
+The first step is chosen among the actions the world affords now (grounded candidates, less
+the ones the episode has shown useless); later steps range over verbs x known names.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +11,28 @@ from langgraph.runtime import Runtime
 from robomemory.executors.base import Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, observation_of, result_line
-from robomemory.prompts.planner import PLANNER_SYSTEM, make_plan_model, planner_user, to_action
+from robomemory.nodes.common import NodeRun, current_candidates, observation_of, result_line
+from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
 
 
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("planner", runtime)
     space = run.ctx.executor.action_space()
-    schema = make_plan_model(space, run.ctx.config.max_plan_len)
+    candidates = current_candidates(state, space)
+    schema = make_plan_model(space, run.ctx.config.max_plan_len, candidates)
     verdict = state.get("verdict") or {}
     critique = None if verdict.get("approve", True) else verdict.get("reason")
     trajectory = state.get("trajectory") or []
     last = result_line(trajectory[-1]) if trajectory else None
     context = state.get("working_memory") or f"Task: {state['task']}"
-    user = planner_user(context, space, critique, last)
+    user = planner_user(context, candidates, critique, last, space.all_targets())
     fallback_action = space.fallback or Action(verb="task_complete")
-    result = run.llm.call(schema, PLANNER_SYSTEM, user, lambda: None, observation_of(state).images)
+    result = run.llm.call(
+        schema, planner_system(space), user, lambda: None, observation_of(state).images
+    )
     if result.ok:
-        plan = [to_action(step).model_dump() for step in result.value.steps]
-        thought = result.value.thought
+        plan = [a.model_dump() for a in plan_actions(result.value, candidates)]
+        thought = ""
     else:
         plan, thought = [fallback_action.model_dump()], f"fallback: {result.error}"
     return run.finish(
@@ -34,6 +41,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "plan_index": 0,
             "plan_reason": thought,
             "verdict": None,
+            "candidates": [str(a) for a in candidates],
             "replans": int(state.get("replans") or 0) + (1 if critique else 0),
         }
     )

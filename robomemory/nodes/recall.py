@@ -1,4 +1,10 @@
-"""recall: join of the memory branches; assembles working memory through the condenser."""
+"""recall: join of the memory branches; assembles working memory through the condenser.
+
+Working memory is ordered from stable to changing, so the model server's prompt cache reuses
+its head from one step to the next: the task, the long-term lessons and past episodes (fixed
+within a task), notes of what was read, progress, where things are, what was done, the recent
+results and, last, the current observation.
+"""
 
 from __future__ import annotations
 
@@ -9,31 +15,46 @@ from robomemory.graphs.state import AgentState
 from robomemory.memory.condenser import Condenser, Event
 from robomemory.nodes.common import NodeRun, observation_of, result_line
 
-SECTIONS = (
-    ("temporal", "What I have done"),
-    ("spatial", "Where things are"),
-    ("semantic", "Lessons"),
-    ("episodic", "Past episodes"),
-)
+STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
+CHANGING_SECTIONS = (("spatial", "Where things are"), ("temporal", "What I have done"))
+
+
+def progress_line(state: AgentState) -> str:
+    """Score so far and the actions that changed the world (what is done)."""
+    parts = []
+    score, max_score = state.get("score"), state.get("max_score")
+    if score is not None and max_score:
+        parts.append(f"Score: {score:g} of {max_score:g}")
+    done = state.get("done_actions") or []
+    if done:
+        parts.append(f"Done: {', '.join(done)}")
+    return "\n".join(parts)
 
 
 def memory_events(state: AgentState) -> list[Event]:
     """Task, recalled memory, recent activity and the current observation as condenser events."""
     events = [Event(kind="task", text=f"Task: {state['task']}")]
     recalled = state.get("recalled") or {}
-    for key, title in SECTIONS:
+    trajectory = list(state.get("trajectory") or [])
+
+    def section(key: str, title: str) -> Event:
         text = (recalled.get(key) or "").strip()
-        events.append(Event(kind="memory" if text else "noise", text=f"{title}:\n{text}"))
-    for item in state.get("trajectory") or []:
-        events.append(
-            Event(
-                kind="result",
-                text=result_line(item),
-                step=item["step"],
-            )
-        )
+        return Event(kind="memory" if text else "noise", text=f"{title}:\n{text}")
+
+    events += [section(k, t) for k, t in STABLE_SECTIONS]
+    notes = state.get("notes") or []
+    if notes:
+        events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
+    progress = progress_line(state)
+    if progress:
+        events.append(Event(kind="note", text=progress))
+    events += [section(k, t) for k, t in CHANGING_SECTIONS]
+    for item in trajectory:
+        events.append(Event(kind="result", text=result_line(item), step=item["step"]))
     obs = observation_of(state)
-    events.append(Event(kind="observation", text=f"Observation:\n{obs.text.strip()[:1200]}"))
+    last = " ".join(str(trajectory[-1]["message"]).split()) if trajectory else ""
+    if " ".join(obs.text.split()) != last:  # else the last result already shows it
+        events.append(Event(kind="observation", text=f"Observation:\n{obs.text.strip()[:1200]}"))
     return events
 
 

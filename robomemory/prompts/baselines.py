@@ -7,46 +7,61 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, create_model
 
-from robomemory.executors.base import ActionSpace
-from robomemory.prompts.planner import make_step_model
+from robomemory.executors.base import Action, ActionSpace
+from robomemory.prompts.planner import STRICT, make_step_model, numbered, to_action
 
-BASELINE_SYSTEM = (
+BASELINE_RULES = (
     "You control a robot in a text world. Read the task, the history and the observation, "
-    "think in one short sentence, then give the single next action using only the allowed "
-    "actions and names. Do not repeat an action that already succeeded: use what it "
-    "revealed. Never repeat a failed action: try another object, container or room. "
-    "Call task_complete() only when the task is done."
+    "then choose the next action from the list of actions possible now. Follow the "
+    "instructions or recipe you have read, step by step. Do not "
+    "redo what is done. Call task_complete() only when the task is done."
 )
 
 
-@lru_cache(maxsize=64)
-def _turn_model(step: type[BaseModel]) -> type[BaseModel]:
-    return create_model(
-        "BaselineTurn",
-        thought=(str, Field(description="one short sentence", max_length=300)),
-        next=(step, ...),
-    )
+def baseline_system(space: ActionSpace) -> str:
+    """Rules and the action API: stable for a world, so the server caches them."""
+    return f"{BASELINE_RULES}\nActions:\n{space.describe()}"
 
 
-def make_turn_model(space: ActionSpace) -> type[BaseModel]:
-    """The answer of one baseline step: a thought and one action over the space."""
-    return _turn_model(make_step_model(space))
+@lru_cache(maxsize=256)
+def _turn_model(first: tuple[str, ...], step: type[BaseModel]) -> type[BaseModel]:
+    # No free-text thought, as in the planner's schema (same model, same answer form).
+    action_type = Literal[first] if first else step  # type: ignore[valid-type]
+    return create_model("BaselineTurn", __config__=STRICT, next=(action_type, ...))
+
+
+def make_turn_model(space: ActionSpace, candidates: list[Action]) -> type[BaseModel]:
+    """The answer of one baseline step: one action — one of the candidates
+    (the same grounded list the planner sees) or, without candidates, any verb x known names."""
+    return _turn_model(tuple(str(a) for a in candidates), make_step_model(space))
+
+
+def turn_action(turn: BaseModel, candidates: list[Action]) -> Action:
+    """The action a parsed turn chose."""
+    if isinstance(turn.next, str):
+        return {str(a): a for a in candidates}[turn.next]
+    return to_action(turn.next)
 
 
 def render_turns(turns: list[str]) -> str:
     return "\n".join(turns) if turns else "none yet"
 
 
-def baseline_user(task: str, turns: list[str], observation: str, space: ActionSpace) -> str:
-    """Task first (a fixed prefix per episode), then history, observation and the action API."""
-    names = ", ".join(space.all_targets()) or "none yet"
+def baseline_user(
+    task: str, turns: list[str], observation: str, space: ActionSpace, candidates: list[Action]
+) -> str:
+    """Task first (a fixed prefix per episode), then history, observation and the choices."""
+    if candidates:
+        choices = f"Actions possible now:\n{numbered(candidates)}"
+    else:
+        choices = f"Known names: {', '.join(space.all_targets()) or 'none yet'}"
     return (
         f"Task: {task}\n\nHistory:\n{render_turns(turns)}\n\n"
-        f"Observation:\n{observation.strip()[:1200]}\n\n"
-        f"Allowed actions:\n{space.describe()}\nKnown names: {names}\n\nNext action?"
+        f"Observation:\n{observation.strip()[:1200]}\n\n{choices}\n\nNext action?"
     )
 
 

@@ -6,13 +6,13 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-Query = Annotated[str, StringConstraints(max_length=120)]
+Query = Annotated[str, StringConstraints(max_length=80)]
 
 SUMMARIZER_SYSTEM = (
     "You are the step summarizer of a robot. In at most three short sentences, using only "
     "facts the observation states: the result of the last action, the room the robot is in, "
-    "where the objects it mentions are. Say the robot holds something only if the observation "
-    "says it took it. Copy lists such as recipes or ingredients word for word."
+    "where the things it names are (say what is in or on what). Use the names given. Copy "
+    "lists such as recipes or ingredients word for word."
 )
 
 QUERY_SYSTEM = (
@@ -25,7 +25,7 @@ QUERY_SYSTEM = (
 class StepSummary(BaseModel):
     """s_t: what just happened, in plain words."""
 
-    summary: str = Field(description="at most 3 short sentences", max_length=600)
+    summary: str = Field(description="at most 3 short sentences", max_length=400)
 
 
 class MemoryQueries(BaseModel):
@@ -34,11 +34,22 @@ class MemoryQueries(BaseModel):
     queries: list[Query] = Field(min_length=1, max_length=6)
 
 
-def perceive_user(last_action: str | None, observation: str) -> str:
-    """The summarizer's user message: the last action and what the world answered. The task is
+def perceive_user(
+    last_action: str | None,
+    observation: str,
+    place: str | None = None,
+    names: list[str] | None = None,
+) -> str:
+    """The summarizer's user message: the last action and what the world answered, with the
+    robot's place and the names the observation shows when perception knows them. The task is
     left out on purpose: a small model otherwise reports the task's goals as done."""
     last = last_action or "none (task start)"
-    return f"Last action: {last}\nObservation:\n{observation.strip()[:1500]}"
+    head = f"Last action: {last}\n"
+    if place:
+        head += f"Robot is in: {place}\n"
+    if names:
+        head += f"Names here: {', '.join(names)}\n"
+    return f"{head}Observation:\n{observation.strip()[:1500]}"
 
 
 def query_user(task: str, base: str, n: int) -> str:

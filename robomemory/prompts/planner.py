@@ -5,22 +5,31 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from robomemory.executors.base import Action, ActionSpace
 
-PLANNER_SYSTEM = (
-    "You are the planner of a robot. Given the task, the memory and the current observation, "
-    "output a short plan: the next actions, in order, using only the allowed actions and "
-    "names. Do not repeat an action that already succeeded: use what it revealed. Never "
-    "repeat a failed action: try another object, container or room. "
-    "Call task_complete() only when the task is done."
+# Model answers are taken as they are: no field the schema does not name (the grammar then
+# also forbids them, so the model cannot spend tokens on them).
+STRICT = ConfigDict(extra="forbid")
+
+PLANNER_RULES = (
+    "You are the planner of a robot. Read the task, your notes, memory and the observation. "
+    "Choose the next action from the list of actions possible now, then optionally up to a "
+    "few actions to follow. Follow the instructions or recipe you have read, step by step. "
+    "Do not redo what is done. Call task_complete() only when the task is done."
 )
 
 CRITIC_SYSTEM = (
     "You are the critic of a robot. Decide if the proposed next action still makes sense "
-    "given the latest observation and memory. Reject only if it is clearly wrong or stale."
+    "given the latest observation and memory. Reject it if it is not in the list of actions "
+    "possible now, repeats what is done, or does not help the task."
 )
+
+
+def planner_system(space: ActionSpace) -> str:
+    """The planner's system prompt: rules and the action API (stable for a world, so cached)."""
+    return f"{PLANNER_RULES}\nActions:\n{space.describe()}"
 
 
 @lru_cache(maxsize=256)
@@ -60,18 +69,34 @@ def make_step_model(space: ActionSpace) -> Any:
     return variants[0] if len(variants) == 1 else Union[tuple(variants)]  # noqa: UP007
 
 
-@lru_cache(maxsize=64)
-def _plan_model(step: Any, max_len: int) -> type[BaseModel]:
+@lru_cache(maxsize=256)
+def _plan_model(first: tuple[str, ...], later: Any, max_len: int) -> type[BaseModel]:
+    # No free-text "thought" before the choice: measured on the embedded 1.5B model, a thought
+    # talked it into reading again ("examine the ingredients first") where, without it, it
+    # took the recipe's ingredient; and it cost a third of the planner's output tokens.
+    if first:
+        return create_model(
+            "Plan",
+            __config__=STRICT,
+            next=(Literal[first], Field(description="an action possible now")),  # type: ignore[valid-type]
+            then=(list[later], Field(default_factory=list, max_length=max_len - 1)),
+        )
     return create_model(
-        "Plan",
-        thought=(str, Field(description="one short sentence", max_length=300)),
-        steps=(list[step], Field(min_length=1, max_length=max_len)),
+        "Plan", __config__=STRICT, steps=(list[later], Field(min_length=1, max_length=max_len))
     )
 
 
-def make_plan_model(space: ActionSpace, max_len: int) -> type[BaseModel]:
-    """A pydantic model for a multi-step plan over the space."""
-    return _plan_model(make_step_model(space), max_len)
+def make_plan_model(
+    space: ActionSpace, max_len: int, candidates: list[Action] | None = None
+) -> type[BaseModel]:
+    """A pydantic model for a multi-step plan over the space.
+
+    With candidates (the actions possible now) the first step ``next`` is one of them, by its
+    text, e.g. ``"pick_up(milk)"``; the later steps ``then`` stay over verbs x known names,
+    since the world changes. Without candidates every step is over verbs x known names.
+    """
+    first = tuple(str(a) for a in candidates or [])
+    return _plan_model(first, make_step_model(space), max_len)
 
 
 def to_action(step: BaseModel) -> Action:
@@ -79,27 +104,52 @@ def to_action(step: BaseModel) -> Action:
     return Action(verb=str(step.action), args=[str(a) for a in step.args])
 
 
+def plan_actions(plan: BaseModel, candidates: list[Action] | None = None) -> list[Action]:
+    """The actions of a parsed plan, in order (``next`` then ``then``, or ``steps``)."""
+    if "next" in type(plan).model_fields:
+        by_text = {str(a): a for a in candidates or []}
+        return [by_text[plan.next], *(to_action(s) for s in plan.then)]
+    return [to_action(s) for s in plan.steps]
+
+
 def planner_user(
-    context: str, space: ActionSpace, critique: str | None, last_result: str | None = None
+    context: str,
+    candidates: list[Action],
+    critique: str | None,
+    last_result: str | None = None,
+    names: list[str] | None = None,
 ) -> str:
-    """The planner's user message: condensed working memory, the action API, then the last
-    action's result again (a small model weighs the end of its prompt most)."""
-    names = ", ".join(space.all_targets()) or "none yet"
-    parts = [context, f"Allowed actions:\n{space.describe()}", f"Known names: {names}"]
+    """The planner's user message, stable parts first: working memory (task first), the
+    actions possible now, then the last result again (a small model weighs the end most)."""
+    parts = [context]
+    if candidates:
+        parts.append(f"Actions possible now:\n{numbered(candidates)}")
+    else:
+        parts.append(f"Known names: {', '.join(names or []) or 'none yet'}")
     if last_result:
         parts.append(f"Last result: {last_result}")
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
-    parts.append("Plan the next actions.")
+    parts.append("Choose the next action.")
     return "\n\n".join(parts)
+
+
+def numbered(actions: list[Action]) -> str:
+    """A compact numbered list (1-based)."""
+    return "\n".join(f"{i}. {a}" for i, a in enumerate(actions, 1))
 
 
 class CriticVerdict(BaseModel):
     """The critic's decision on the next planned action."""
 
     approve: bool
-    reason: str = Field(description="one short sentence", max_length=300)
+    reason: str = Field(description="one short sentence", max_length=160)
 
 
-def critic_user(context: str, action: str, plan: list[str]) -> str:
-    return f"{context}\n\nPlan: {' -> '.join(plan)}\nProposed next action: {action}"
+def critic_user(context: str, action: str, plan: list[str], candidates: list[Action]) -> str:
+    """Working memory first (shared prefix with the planner's prompt), then the choice."""
+    parts = [context]
+    if candidates:
+        parts.append(f"Actions possible now:\n{numbered(candidates)}")
+    parts.append(f"Plan: {' -> '.join(plan)}\nProposed next action: {action}")
+    return "\n\n".join(parts)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Name = Annotated[str, StringConstraints(max_length=40)]
@@ -52,6 +53,12 @@ class ResolverDecision(BaseModel):
     add: list[Relation] = Field(default_factory=list, max_length=24)
 
 
+GROUNDED_EXTRACT_SYSTEM = (
+    "Say where each thing is now, as the observation states it: for a thing, its relation "
+    "(in, on, at, near, under) and its holder (a container, a support or the room). Leave out "
+    "things whose place the observation does not state."
+)
+
 EXTRACT_SYSTEM = (
     "List where things are now, as subject/relation/object triples, only for objects the "
     "observation names. 'I' is the robot. Relations: in, on, at, near, hold, under, left_of, "
@@ -62,14 +69,59 @@ EXTRACT_SYSTEM = (
 
 RESOLVE_SYSTEM = (
     "You keep a robot's spatial map consistent. New edges come from the latest observation and "
-    "are true now. Return the ids of known edges they make false in delete, corrected known edges "
-    "in modify, missing relations in add. Use only the known ids; empty lists if no conflict."
+    "are true now. A thing is in one place: delete a known edge only when a new edge puts the "
+    "same thing somewhere else (or the robot holds it now). Keep every other known edge. "
+    "Corrected known edges go in modify, missing relations in add; use only the known ids."
 )
 
 
-def extract_user(summary: str) -> str:
-    """User message of the relation extractor."""
+def extract_user(summary: str, names: Sequence[str] = ()) -> str:
+    """User message of the relation extractor; with grounding, the names it may use first."""
+    if names:
+        return f"Names: {', '.join(names)}\nObservation: {summary}"
     return f"Observation: {summary}"
+
+
+# Where a thing is, relative to its holder; the robot's own facts (place, holdings) come from
+# grounding, not from the extractor, and room adjacency from the map.
+PLACEMENT_RELATIONS = ("in", "on", "at", "near", "under")
+
+
+@lru_cache(maxsize=256)
+def grounded_relations_model(names: tuple[str, ...], place: str | None) -> type[BaseModel]:
+    """The grounded extractor's answer: where each named thing is, as an object whose keys are
+    the names the observation shows and whose values are ``[relation, holder]``.
+
+    The schema itself keeps the map sane for a small model: at most one location per thing, a
+    holder among the names shown (or the room), never the thing itself, relations from the
+    placement vocabulary; things the observation does not place are simply left out."""
+    fields: dict = {}
+    for i, name in enumerate(n for n in names if n != place):
+        holders = tuple(h for h in (*names, *([place] if place else [])) if h != name)
+        if not holders:
+            continue
+        where = tuple[Literal[PLACEMENT_RELATIONS], Literal[holders]]  # type: ignore[valid-type]
+        fields[f"n{i}"] = (where | None, Field(default=None, alias=name))
+    return create_model(
+        "ExtractedRelations",
+        __config__=ConfigDict(extra="forbid", populate_by_name=False),
+        **fields,
+    )
+
+
+def grounded_triples(answer: BaseModel) -> list[tuple[str, str, str]]:
+    """(thing, relation, holder) for every thing the grounded answer places."""
+    out = []
+    for field, info in type(answer).model_fields.items():
+        value = getattr(answer, field)
+        if value is not None:
+            out.append((info.alias or field, value[0], value[1]))
+    return out
+
+
+def relation_parts(relation: Relation) -> tuple[str, str, str]:
+    """(subject, relation, object) of a free-form extracted relation."""
+    return (relation.subject, relation.relation, relation.object)
 
 
 def resolve_user(known: Sequence[tuple[int, str]], new: Sequence[str]) -> str:

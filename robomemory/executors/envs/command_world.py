@@ -23,6 +23,7 @@ from robomemory.executors.base import (
     VerbSpec,
     rejected,
 )
+from robomemory.executors.candidates import rank_candidates
 
 TASK_COMPLETE = "task_complete"
 
@@ -82,6 +83,10 @@ class CommandWorldExecutor(ABC):
     def _refused(self, text: str) -> bool:
         """True when the world's reply says it refused the command."""
 
+    def _valid_commands(self) -> list[str]:
+        """The world's own list of commands valid now (its affordances); none by default."""
+        return []
+
     def _close_world(self) -> None:
         """Close the world's process when this executor started it."""
         env = getattr(self, "env", None)
@@ -109,13 +114,24 @@ class CommandWorldExecutor(ABC):
         self.reset()
         return [self.execute(a) for a in actions]
 
-    def action_space(self) -> ActionSpace:
+    def _space(self) -> ActionSpace:
+        """Verbs and the names seen so far (no candidates)."""
         fallback = next((Action(verb=v.name) for v in self.verbs if v.name == "look"), None)
         return ActionSpace(
             verbs=[v.spec() for v in self.verbs],
             targets={kind: list(names) for kind, names in self._seen.items()},
             fallback=fallback,
         )
+
+    def action_space(self) -> ActionSpace:
+        """Verbs, seen names and the world's valid commands now as candidates."""
+        space = self._space()
+        mapped = [self.command_to_action(c) for c in self._valid_commands()]
+        mapped.append(Action(verb=TASK_COMPLETE))
+        space.candidates = rank_candidates(
+            a for a in mapped if a is not None and self._validate(a) is None
+        )
+        return space
 
     def execute(
         self,
@@ -170,7 +186,7 @@ class CommandWorldExecutor(ABC):
     # --- helpers -------------------------------------------------------------------------------
     def _validate(self, action: Action) -> str | None:
         """None when the action fits the published space (subclasses may accept aliases)."""
-        return self.action_space().validate_action(action)
+        return self._space().validate_action(action)
 
     def _task_complete(self, action: Action, started: float) -> ActionResult:
         """The agent declares the task over; nothing is sent and the world's verdict is kept."""

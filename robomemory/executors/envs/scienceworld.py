@@ -35,6 +35,9 @@ ROOMS = frozenset(
     }
 )
 
+# Referents ScienceWorld lists among valid combinations that are no object to act on.
+_NON_OBJECTS = frozenset({"agent", "air", "inventory"})
+
 # Beginnings and fragments of ScienceWorld's replies when it refuses a command.
 REFUSALS_START = ("No known action matches", "Unknown action", "Ambiguous request")
 REFUSALS_IN = ("is not moveable", "door is not open", "is already", "can't", "cannot")
@@ -156,6 +159,14 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             return True
         padded = f" {name} "
         return any(len(a) > 2 and f" {a} " in padded for a in self._aliases)
+
+    def _valid_commands(self) -> list[str]:
+        """ScienceWorld's valid action-object combinations here (its own affordances)."""
+        return [
+            c
+            for c in self.env.get_valid_action_object_combinations()
+            if not _NON_OBJECTS.intersection(c.split())
+        ]
 
     def _refused(self, text: str) -> bool:
         head = text.strip()

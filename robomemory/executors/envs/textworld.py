@@ -30,8 +30,10 @@ from robomemory.executors.base import (
     join_names,
     rejected,
 )
+from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
     bundled_game,
+    command_to_action,
     list_bundled_games,
     resolve_game,
     walkthrough_actions,
@@ -54,6 +56,13 @@ __all__ = [
 _RECEPTACLE_PARENTS = ["c", "s"]
 _APPLIANCE_TYPES = frozenset({"oven", "stove", "toaster", "bbq"})
 _CUT_VERBS = ("slice", "dice", "chop")
+_READ_VERBS = frozenset({"examine", "look", "inventory"})
+# How the game says it did not understand or cannot do a command.
+_REFUSAL = re.compile(
+    r"^(you can't|you can.t see|i only understood|that's not a verb|i didn't understand|"
+    r"you don't|you do not|there is no|what do you want)",
+    re.IGNORECASE,
+)
 _BANNER_LINE = re.compile(r"^(?=.*[_|$])[\s_|\\/$<>]+$")
 _END_PROMPT = re.compile(r"\n*Would you like to RESTART.*$", re.DOTALL)
 _PROMPT_TAIL = re.compile(r"\n>[^\n]*\s*$")
@@ -85,6 +94,14 @@ def _norm(name: str) -> str:
     return " ".join(name.lower().split())
 
 
+def _as_action(command: str) -> Action | None:
+    """The action-API form of an admissible command; None when the API has no verb for it."""
+    try:
+        return command_to_action(command)
+    except ValueError:
+        return None
+
+
 class TextWorldExecutor:
     """Executor over a real TextWorld game (``.z8`` with its ``.json`` beside it).
 
@@ -104,6 +121,7 @@ class TextWorldExecutor:
         self._types: dict[str, str] = {}
         self._room = ""
         self._done = False
+        self._changed = False
         self._history: list[Action] = []
 
     # ----- episode -----
@@ -118,12 +136,18 @@ class TextWorldExecutor:
         self._history = []
         self._room = self._locate()
         self._map.visit(self._room)
+        self._changed = True
         objective = self._state.objective.strip()
         feedback = self._state.feedback
         start = feedback.find(objective[:40]) if objective else -1
         text = clean_text(feedback[start:] if start >= 0 else feedback)
         self._observe(text)
+        self._observe_admissible()
         return objective, self._observation(text)
+
+    def _observe_admissible(self) -> None:
+        """Names in the admissible commands are in reach now: the agent can see them."""
+        self._observe(" | ".join(self._require_state().admissible_commands or []))
 
     def replay(self, actions: Iterable[Action]) -> list[ActionResult]:
         """Reset, then re-execute ``actions`` (TextWorld is deterministic): restores a run."""
@@ -170,7 +194,7 @@ class TextWorldExecutor:
         receptacles = [
             n for n in known if kb.is_descendant_of(self._types.get(n, ""), _RECEPTACLE_PARENTS)
         ]
-        return ActionSpace(
+        space = ActionSpace(
             verbs=verbs,
             targets={
                 "object": known,
@@ -181,6 +205,22 @@ class TextWorldExecutor:
             },
             fallback=Action(verb="look"),
         )
+        space.candidates = self._candidates(space)
+        return space
+
+    def _candidates(self, space: ActionSpace) -> list[Action]:
+        """The game's admissible commands now, in the action API, plus routes to known rooms."""
+        actions = [_as_action(c) for c in self._require_state().admissible_commands or []]
+        # The game reads what the robot holds too, though it lists no examine for it.
+        actions += [Action(verb="examine", args=[_norm(h)]) for h in self._held()]
+        actions += [
+            Action(verb="navigate_to", args=[room])
+            for room in self.known_rooms()
+            if room != self._room and self._map.route(self._room, room)
+        ]
+        actions.append(Action(verb="task_complete"))
+        valid = [a for a in actions if a is not None and space.validate_action(a) is None]
+        return rank_candidates(valid)
 
     # ----- execution -----
     def execute(
@@ -191,6 +231,7 @@ class TextWorldExecutor:
     ) -> ActionResult:
         """Carry out one action; never raises for an invalid, rejected or failed action."""
         start = time.monotonic()
+        self._changed = False
         result = self._execute(action, cancel)
         result.duration_s = time.monotonic() - start
         if result.outcome != Outcome.REJECTED:
@@ -218,6 +259,8 @@ class TextWorldExecutor:
         if isinstance(command, ActionResult):
             return command
         ok, text = self._send(command)
+        if not ok and norm.verb in _READ_VERBS and not _REFUSAL.match(text):
+            ok = True  # a read answered (e.g. examining a held book) changes nothing, yet worked
         outcome = Outcome.SUCCEEDED if ok else Outcome.FAILED
         return self._result(action, outcome, text, text, commands=[command])
 
@@ -312,7 +355,9 @@ class TextWorldExecutor:
             self._done = True
         text = clean_text(self._state.feedback)
         self._observe(text)
-        return admissible or set(self._state.facts) != facts_before, text
+        self._observe_admissible()
+        self._changed = set(self._state.facts) != facts_before
+        return admissible or self._changed, text
 
     # ----- helpers -----
     def _require_state(self) -> GameState:
@@ -335,15 +380,23 @@ class TextWorldExecutor:
 
     def _observe(self, text: str) -> None:
         """Remember every non-room entity named in ``text``."""
+        for name in self._names_in(text):
+            self._known.setdefault(name, None)
+
+    def _names_in(self, text: str) -> list[str]:
+        """Entities (rooms excluded) that ``text`` names, in the game's own words."""
         lowered = text.lower()
-        for name, kind in self._types.items():
-            if kind in ("r", "P", "I") or name in self._known:
-                continue
-            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered):
-                self._known[name] = None
+        return [
+            name
+            for name, kind in self._types.items()
+            if kind not in ("r", "P", "I")
+            and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered)
+        ]
 
     def _observation(self, text: str) -> Observation:
         state = self._require_state()
+        held = {_norm(n) for n in self._held()}
+        names = self._names_in(text) + [n for n in held if n not in text.lower()]
         return Observation(
             text=text,
             score=float(state.score),
@@ -351,6 +404,9 @@ class TextWorldExecutor:
             done=self._done,
             won=bool(state.won),
             lost=bool(state.lost),
+            place=self._room or None,
+            holding=sorted(held),
+            names=names,
         )
 
     def _result(
@@ -366,7 +422,7 @@ class TextWorldExecutor:
             outcome=outcome,
             message=message,
             observation=self._observation(text),
-            details={"commands": commands or [], "room": self._room},
+            details={"commands": commands or [], "room": self._room, "changed": self._changed},
         )
 
     def emergency_stop(self) -> None:

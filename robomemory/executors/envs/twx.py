@@ -121,6 +121,9 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
     def _refused(self, text: str) -> bool:
         return text.strip().startswith(REFUSALS_START)
 
+    def _valid_commands(self) -> list[str]:
+        return list(self._valid)
+
     def gold_actions(self) -> list[str]:
         """The world's oracle command sequence for this seed."""
         return list(self._gold)

@@ -1,0 +1,162 @@
+"""Grounding the planner's choices in what the world affords now (pure functions).
+
+The executor publishes the concrete actions valid now (``ActionSpace.candidates``). Before
+they reach a prompt, actions the episode has shown to be useless here are set aside: an action
+that failed, until the world changes; an action that succeeded without changing anything (an
+examine, a look), while the robot is still in the same place. The model still chooses; it
+just stops being offered what it already knows does nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from robomemory.executors.base import Action
+
+FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
+
+
+def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
+    """Actions (as ``verb(args)`` text) not worth offering again now.
+
+    A step record has ``action``, ``verb``, ``outcome`` and optionally ``changed`` (did the
+    world's state change) and ``place`` (where the robot was). Rules:
+    - since the world last changed: failed actions, and actions that changed nothing here;
+    - over the whole episode: reads (examine, ...) that changed nothing here (same answer).
+    Without ``changed`` a succeeded action counts as having changed the world.
+    """
+    last_change = max(
+        (i for i, t in enumerate(trajectory) if _changed(t)),
+        default=-1,
+    )
+    spent: set[str] = set()
+    for i, item in enumerate(trajectory):
+        here = place is None or item.get("place") in (None, place)
+        no_effect = not _changed(item) and str(item["outcome"]) not in FAILED
+        if i > last_change and (str(item["outcome"]) in FAILED or (no_effect and here)):
+            spent.add(str(item["action"]))
+        elif no_effect and here and _reads(item):
+            spent.add(str(item["action"]))
+    return spent
+
+
+def _changed(item: Mapping) -> bool:
+    changed = item.get("changed")
+    if changed is None:
+        return str(item["outcome"]) not in FAILED
+    return bool(changed)
+
+
+def _reads(item: Mapping) -> bool:
+    """A read-only action (examine, read, ...): its answer does not change with time."""
+    verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
+    return str(verb) in READ_VERBS
+
+
+READ_VERBS = frozenset({"examine", "read", "look_at"})
+
+
+def fresh_candidates(
+    candidates: Sequence[Action], trajectory: Sequence[Mapping], place: str | None
+) -> list[Action]:
+    """``candidates`` less the spent ones; all of them when nothing would be left but
+    ``task_complete``."""
+    spent = spent_actions(trajectory, place)
+    fresh = [a for a in candidates if str(a) not in spent]
+    if all(a.verb == "task_complete" for a in fresh):
+        return list(candidates)
+    return fresh
+
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def by_relevance(
+    candidates: Sequence[Action], goal_texts: Sequence[str], done: Sequence[str] = ()
+) -> list[Action]:
+    """Candidates ordered for a small model, which reads a list top-down and favours its head.
+
+    Actions that would undo what is done (``done``: actions that changed the world) go last;
+    before them, candidates the goal texts name most, text by text from the most pressing
+    (e.g. the newest note read, then the task); the world's order breaks ties.
+    """
+    goals = [set(_WORD.findall(text.lower())) - _FILLER for text in goal_texts]
+    done_words = [set(_WORD.findall(d.lower())) - _FILLER for d in done]
+    done_set = set(done)
+
+    def key(action: Action) -> tuple[int, ...]:
+        words = set(_WORD.findall(" ".join([action.verb, *action.args]).lower())) - _FILLER
+        hits = tuple(-len(words & goal) for goal in goals)
+        return (int(_undoes(action, done_set, done_words)), *hits)
+
+    return sorted(candidates, key=key)
+
+
+# verb -> the verbs whose effect it reverses
+_REVERSES = {"close": ("open",), "turn_off": ("turn_on",), "lock": ("unlock",)}
+_LETS_GO = frozenset({"drop", "put_down_to"})
+
+
+def _undoes(action: Action, done: set[str], done_words: list[set[str]]) -> bool:
+    """Whether ``action`` reverses a done action: letting go of a thing a done action got
+    (taken, or made), closing what was opened, switching off what was switched on."""
+    if action.verb in _LETS_GO and action.args:
+        thing = set(_WORD.findall(action.args[0].lower())) - _FILLER
+        return any(thing and thing <= words for words in done_words)
+    return any(
+        str(Action(verb=verb, args=action.args)) in done for verb in _REVERSES.get(action.verb, ())
+    )
+
+
+def named_by(action: Action, text: str) -> bool:
+    """Whether ``text`` contains a word of the action's verb or arguments."""
+    words = set(_WORD.findall(" ".join([action.verb, *action.args]).lower())) - _FILLER
+    return bool(words & set(_WORD.findall(text.lower())))
+
+
+# Words too common to tie an action to a goal.
+_FILLER = frozenset({"the", "a", "an", "to", "of", "in", "on", "up", "down", "with", "and"})
+
+
+NOTE_MIN_LINES = 4  # a read answered by a document (a recipe, a manual), not a sentence
+NOTE_MAX_CHARS = 400
+MAX_NOTES = 2
+
+
+def is_note(item: Mapping, task: str = "") -> bool:
+    """Whether a step read something the task may depend on: a thing the task names, or a
+    document (an answer of several lines: a recipe, a manual)."""
+    verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
+    if verb not in READ_VERBS or item["outcome"] != "succeeded":
+        return False
+    lines = [line for line in str(item.get("message") or "").splitlines() if line.strip()]
+    task_words = set(_WORD.findall(task.lower()))
+    named = any(set(_WORD.findall(a.lower())) & task_words for a in item.get("args") or [])
+    return named or len(lines) >= NOTE_MIN_LINES
+
+
+def update_notes(notes: Sequence[str], item: Mapping, task: str = "") -> list[str]:
+    """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
+    (whitespace collapsed) while the episode lasts."""
+    if not is_note(item, task):
+        return list(notes)
+    head = f"{item['action']}: "
+    text = head + " ".join(str(item.get("message") or "").split())[:NOTE_MAX_CHARS]
+    kept = [n for n in notes if not n.startswith(head)]
+    return [*kept, text][-MAX_NOTES:]
+
+
+def notes_of(trajectory: Sequence[Mapping], task: str = "") -> list[str]:
+    """The notes an episode's steps leave (see :func:`update_notes`)."""
+    notes: list[str] = []
+    for item in trajectory:
+        notes = update_notes(notes, item, task)
+    return notes
+
+
+def update_done(done: Sequence[str], item: Mapping, limit: int = 20) -> list[str]:
+    """Actions that changed the world so far (what is done), newest ``limit`` kept."""
+    if str(item["outcome"]) != "succeeded" or not item.get("changed"):
+        return list(done)
+    return [*[d for d in done if d != item["action"]], str(item["action"])][-limit:]

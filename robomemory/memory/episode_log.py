@@ -1,0 +1,101 @@
+"""The episode log: what an episode did, step by step, kept outside the checkpointed state.
+
+Checkpoints hold the state as it is now; a record that only grows (every step's action, plan,
+critic verdict and candidates; the memories retrieved; the spatial update statistics) would make
+every checkpoint write grow with the episode. It lives here instead, one SQLite row per step,
+written idempotently: a node re-run after a crash rewrites the same row.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS steps (
+  episode_id TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (episode_id, step)
+);
+CREATE TABLE IF NOT EXISTS spatial (
+  episode_id TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  stats TEXT NOT NULL,
+  PRIMARY KEY (episode_id, step)
+);
+CREATE TABLE IF NOT EXISTS retrieved (
+  episode_id TEXT NOT NULL,
+  item_id TEXT NOT NULL,
+  first_step INTEGER NOT NULL,
+  PRIMARY KEY (episode_id, item_id)
+);
+"""
+
+
+class EpisodeLog:
+    """Thread-safe episode log in one SQLite file (WAL)."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        with self._lock, self._db:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+
+    def record_step(self, episode_id: str, record: dict) -> None:
+        """Store one step's record (replacing a record of the same step)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO steps VALUES (?, ?, ?)",
+                (episode_id, int(record["step"]), json.dumps(record)),
+            )
+
+    def steps(self, episode_id: str) -> list[dict]:
+        """Every step record of an episode, in step order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT record FROM steps WHERE episode_id = ? ORDER BY step", (episode_id,)
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def record_spatial(self, episode_id: str, step: int, stats: dict) -> None:
+        """Store one spatial update's statistics."""
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO spatial VALUES (?, ?, ?)",
+                (episode_id, int(step), json.dumps(stats)),
+            )
+
+    def spatial_stats(self, episode_id: str) -> list[dict]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT stats FROM spatial WHERE episode_id = ? ORDER BY step", (episode_id,)
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def add_retrieved(self, episode_id: str, item_ids: Iterable[str], step: int) -> None:
+        """Remember that these long-term items were retrieved (for the MemRL update)."""
+        with self._lock, self._db:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO retrieved VALUES (?, ?, ?)",
+                [(episode_id, str(i), int(step)) for i in item_ids],
+            )
+
+    def retrieved(self, episode_id: str) -> list[str]:
+        """Distinct items retrieved during an episode, in the order first retrieved."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT item_id FROM retrieved WHERE episode_id = ? ORDER BY first_step, rowid",
+                (episode_id,),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,149 @@
+"""Grounded choices: the world's affordances as candidates, the episode's useless ones set
+aside, the plan's first step constrained to them (no model, no store)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from robomemory.executors.base import Action, ActionSpace, VerbSpec
+from robomemory.executors.candidates import rank_candidates
+from robomemory.grounding import fresh_candidates, spent_actions
+from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
+
+SPACE = ActionSpace(
+    verbs=[
+        VerbSpec(name="examine", arg_kinds=["object"]),
+        VerbSpec(name="pick_up", arg_kinds=["object"]),
+        VerbSpec(name="look"),
+        VerbSpec(name="task_complete"),
+    ],
+    targets={"object": ["milk", "cookbook", "fridge"]},
+)
+CANDIDATES = [
+    Action(verb="pick_up", args=["milk"]),
+    Action(verb="examine", args=["cookbook"]),
+    Action(verb="look"),
+    Action(verb="task_complete"),
+]
+
+
+def step(n, action, outcome="succeeded", changed=None, place="kitchen"):
+    verb = action.split("(", 1)[0]
+    return {
+        "step": n,
+        "action": action,
+        "verb": verb,
+        "outcome": outcome,
+        "changed": changed,
+        "place": place,
+    }
+
+
+def test_a_read_that_changed_nothing_is_not_offered_again_in_that_place():
+    trajectory = [step(1, "examine(cookbook)", changed=False)]
+    fresh = fresh_candidates(CANDIDATES, trajectory, "kitchen")
+    assert "examine(cookbook)" not in map(str, fresh)
+    # even after the world changed: the cookbook says the same thing
+    trajectory.append(step(2, "pick_up(milk)", changed=True))
+    assert "examine(cookbook)" in spent_actions(trajectory, "kitchen")
+    # elsewhere it is a different read
+    assert "examine(cookbook)" not in spent_actions(trajectory, "pantry")
+
+
+def test_a_failed_action_comes_back_once_the_world_changed():
+    trajectory = [step(1, "pick_up(milk)", outcome="failed", changed=False)]
+    assert "pick_up(milk)" not in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen"))
+    trajectory.append(step(2, "look()", changed=True))
+    assert "pick_up(milk)" in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen"))
+
+
+def test_a_no_effect_action_is_spent_until_the_world_changes():
+    trajectory = [step(1, "look()", changed=False)]
+    assert "look()" in spent_actions(trajectory, "kitchen")
+    trajectory.append(step(2, "pick_up(milk)", changed=True))
+    assert "look()" not in spent_actions(trajectory, "kitchen")
+
+
+def test_worlds_that_do_not_say_what_changed_count_success_as_change():
+    trajectory = [step(1, "look()", changed=None), step(2, "pick_up(milk)", "failed")]
+    spent = spent_actions(trajectory, "kitchen")
+    assert spent == {"pick_up(milk)"}
+
+
+def test_never_left_with_task_complete_alone():
+    trajectory = [
+        step(1, "pick_up(milk)", "failed"),
+        step(2, "examine(cookbook)", changed=False),
+        step(3, "look()", changed=False),
+    ]
+    assert fresh_candidates(CANDIDATES, trajectory, "kitchen") == CANDIDATES
+
+
+def test_ranking_puts_world_changing_actions_first_and_caps_per_verb():
+    actions = [Action(verb="examine", args=[f"x{i}"]) for i in range(20)]
+    actions += [Action(verb="task_complete"), Action(verb="pick_up", args=["milk"])] * 2
+    ranked = rank_candidates(actions, max_per_verb=5, limit=8)
+    assert [str(a) for a in ranked[:2]] == ["pick_up(milk)", "examine(x0)"]
+    assert len(ranked) == 7 and str(ranked[-1]) == "task_complete()"
+
+
+def test_plan_first_step_is_one_of_the_candidates_later_steps_over_known_names():
+    schema = make_plan_model(SPACE, 3, CANDIDATES)
+    plan = schema.model_validate(
+        {
+            "next": "pick_up(milk)",
+            "then": [{"action": "examine", "args": ["fridge"]}],
+        }
+    )
+    assert [str(a) for a in plan_actions(plan, CANDIDATES)] == ["pick_up(milk)", "examine(fridge)"]
+    with pytest.raises(ValidationError):  # not possible now
+        schema.model_validate({"next": "pick_up(fridge)", "then": []})
+    with pytest.raises(ValidationError):  # an unknown name later
+        schema.model_validate({"next": "look()", "then": [{"action": "pick_up", "args": ["x"]}]})
+    enum = schema.model_json_schema()["properties"]["next"]["enum"]
+    assert enum == [str(a) for a in CANDIDATES]
+
+
+def test_planner_prompt_lists_the_candidates_numbered_after_memory():
+    text = planner_user("Task: cook", CANDIDATES, None, "step 1: look() -> succeeded: ok")
+    assert text.startswith("Task: cook")
+    assert "Actions possible now:\n1. pick_up(milk)\n2. examine(cookbook)" in text
+    assert text.index("Actions possible now") < text.index("Last result:")
+
+
+def test_relevance_puts_what_the_newest_note_names_first():
+    from robomemory.grounding import by_relevance
+
+    candidates = [
+        Action(verb="close", args=["fridge"]),
+        Action(verb="pick_up", args=["cookbook"]),
+        Action(verb="pick_up", args=["milk"]),
+        Action(verb="prepare_meal"),
+        Action(verb="look"),
+    ]
+    recipe = "Ingredients: milk Directions: prepare meal"
+    task = "Check the cookbook in the kitchen for the recipe."
+    ranked = [str(a) for a in by_relevance(candidates, [recipe, task])]
+    assert ranked[:3] == ["prepare_meal()", "pick_up(milk)", "pick_up(cookbook)"]
+    assert [str(a) for a in by_relevance(candidates, [task])][0] == "pick_up(cookbook)"
+    assert ranked[3:] == ["close(fridge)", "look()"]  # the world's order for the rest
+
+
+def test_relevance_ranks_most_named_first_and_undoing_last():
+    from robomemory.grounding import by_relevance
+
+    held = [
+        Action(verb="put_down_to", args=["milk", "fridge"]),
+        Action(verb="drop", args=["milk"]),
+        Action(verb="close", args=["fridge"]),
+        Action(verb="eat", args=["milk"]),
+        Action(verb="prepare_meal"),
+        Action(verb="look"),
+    ]
+    recipe = "Ingredients: milk Directions: prepare meal"
+    done = ["pick_up(milk)", "open(fridge)"]
+    ranked = [str(a) for a in by_relevance(held, [recipe], done)]
+    assert ranked[:2] == ["prepare_meal()", "eat(milk)"]
+    # giving back the ingredient or closing what was opened comes last
+    assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
