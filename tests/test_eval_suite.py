@@ -151,3 +151,41 @@ def test_cli_parses_and_rejects_bad_ablation(tmp_path):
     runner = SuiteRunner(get_suite("tiny"), tmp_path, show_progress=False)
     with pytest.raises(ValueError):
         runner.plan(["robomemory"], ["wings"], 1, 1)
+
+
+def test_games_suite_takes_files_folders_and_globs(tmp_path):
+    import shutil
+
+    from robomemory.eval.suites import games_suite
+    from robomemory.executors.envs.textworld import bundled_game
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in ("cooking_1room", "cooking_6rooms"):
+        src = bundled_game(name)
+        shutil.copy(src, folder / src.name)
+        shutil.copy(src.with_suffix(".json"), folder / f"{src.stem}.json")
+    by_folder = games_suite([str(folder)])
+    by_glob = games_suite([str(folder / "*1room.z8")])
+    by_file = games_suite([str(folder / "cooking_6rooms.z8"), str(folder / "cooking_6rooms.z8")])
+    assert [t.id for t in by_folder.tasks] == ["tw-cooking_1room", "tw-cooking_6rooms"]
+    assert [t.id for t in by_glob.tasks] == ["tw-cooking_1room"]
+    assert [t.id for t in by_file.tasks] == ["tw-cooking_6rooms"]  # once
+    (folder / "cooking_1room.json").unlink()
+    with pytest.raises(ValueError, match="no .json beside them: cooking_1room.z8"):
+        games_suite([str(folder)])
+    with pytest.raises(ValueError, match="no game matches"):
+        games_suite([str(tmp_path / "nothing*.z8")])
+
+
+def test_step_limit_is_at_least_twice_the_oracle():
+    from robomemory.eval.suites import get_suite, oracle_steps, step_limit
+
+    spec = get_suite("tiny").tasks[0]
+    executor = make_executor(spec)
+    try:
+        oracle = oracle_steps(spec, executor)
+    finally:
+        executor.close()
+    assert oracle == len(walkthrough_actions(spec.params["path"])) - 1  # no task_complete
+    assert step_limit(3, oracle) == 2 * oracle and step_limit(100, oracle) == 100

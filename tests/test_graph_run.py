@@ -207,3 +207,26 @@ def test_planner_sees_the_whole_recipe_it_just_read(agent_config, make_agent):
     last = prompts[1].rsplit("Last result: ", 1)[1].splitlines()[0]
     assert last.startswith("step 1: examine(cookbook) -> succeeded:")
     assert "Ingredients: milk Directions: prepare meal" in last
+
+
+def test_a_later_plan_step_the_world_no_longer_affords_goes_back_to_the_planner(
+    agent_config, make_agent
+):
+    """Taking the cookbook makes 'take the cookbook' impossible: the critic is not asked, the
+    planner is."""
+    critic_calls: list[str] = []
+    plan = plan_of(("pick_up", ["cookbook"]), ("pick_up", ["cookbook"]))
+    llm = scripted_llm(
+        {
+            "Plan": plan,
+            "CriticVerdict": lambda m: (
+                critic_calls.append("asked") or {"approve": True, "reason": "ok"}
+            ),
+        }
+    )
+    agent_config.max_steps = 2
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="stale")
+    assert critic_calls == []
+    assert result.usage["planner"]["runs"] == 2  # replanned instead of running the stale step
+    assert result.trajectory[1]["verdict"] is None  # the new plan's first step: no critic

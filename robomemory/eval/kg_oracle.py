@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from textworld.logic import Proposition
 
 from robomemory.memory.base import Triple
@@ -118,9 +118,18 @@ class FactsOracle:
             keys = {info.alias for info in schema.model_fields.values()}
             answer: dict[str, list[str]] = {}
             for s, r, o in self.now.triples:
-                if s in keys and s not in answer and _fits(schema, {**answer, s: [r, o]}):
+                if s in keys and s not in answer:
                     answer[s] = [r, o]
-            return schema.model_validate(answer)
+            for key in keys - set(answer):  # every thing shown must be placed: its room
+                answer[key] = ["at", self.now.room]
+            return schema.model_validate(
+                {k: v for k, v in answer.items() if _fits_one(schema, k, v)}
+                | {
+                    k: ["at", self.now.room]
+                    for k, v in answer.items()
+                    if not _fits_one(schema, k, v)
+                }
+            )
         if schema is ResolverDecision:
             return ResolverDecision(delete=self._contradicted(message_text(messages)))
         raise KeyError(f"the facts oracle does not answer {schema.__name__}")
@@ -142,11 +151,12 @@ class FactsOracle:
         return out
 
 
-def _fits(schema: type[BaseModel], answer: dict) -> bool:
-    """Whether an answer is expressible in a grounded extractor schema (the robot's own facts
-    come from grounding; names the schema does not offer cannot be said)."""
+def _fits_one(schema: type[BaseModel], name: str, where: list[str]) -> bool:
+    """Whether a thing's placement is expressible in a grounded extractor schema (a holder the
+    schema does not offer cannot be said)."""
+    field = next(f for f, info in schema.model_fields.items() if info.alias == name)
     try:
-        schema.model_validate(answer)
+        TypeAdapter(schema.model_fields[field].annotation).validate_python(tuple(where))
     except ValidationError:
         return False
     return True

@@ -5,8 +5,10 @@ Example::
     robomemory bench suite --suite tiny --agent robomemory --agent react --attempts 2 \\
         --ablate critic,spatial --model local --out runs/tiny
 
-``--ablate`` adds one RoboMemory run per listed component (``a+b`` removes both at once) next
-to the full system; baselines ignore it. Re-running the same command resumes.
+``--games PATH...`` runs the same protocol on TextWorld games a user brings (files, folders or
+glob patterns) instead of a named suite. ``--ablate`` adds one RoboMemory run per listed
+component (``a+b`` removes both at once) next to the full system; baselines ignore it.
+Re-running the same command resumes. Each task's step limit is at least twice its oracle's.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ from rich.console import Console
 from robomemory.config import AgentConfig
 from robomemory.eval.report import write_report
 from robomemory.eval.runner import AGENTS, SuiteRunner
-from robomemory.eval.suites import SUITES, get_suite
+from robomemory.eval.suites import SUITES, games_suite, get_suite
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", required=True, choices=sorted(SUITES))
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--suite", choices=sorted(SUITES))
+    which.add_argument(
+        "--games",
+        nargs="+",
+        metavar="PATH",
+        help="TextWorld games of your own: files, folders or glob patterns (the same protocol)",
+    )
     p.add_argument(
         "--agent",
         action="append",
@@ -70,7 +79,7 @@ def parse_agents(values: list[str] | None) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    suite = get_suite(args.suite)
+    suite = games_suite(args.games) if args.games else get_suite(args.suite)
     runner = SuiteRunner(
         suite,
         args.out,

@@ -215,3 +215,31 @@ def oracle_steps(spec: TaskSpec, executor: Executor) -> int | None:
 def step_limit(requested: int, oracle: int | None) -> int:
     """The step limit of an episode: what was asked, and never below twice the oracle's."""
     return max(requested, 2 * oracle) if oracle else requested
+
+
+GAME_SUFFIXES = (".z8", ".z5", ".ulx")
+
+
+def games_suite(patterns: list[str], max_steps: int = 30) -> Suite:
+    """A suite of TextWorld games a user brings: game files, folders of games, or glob
+    patterns; each game needs its ``.json`` beside it (what ``tw-make`` writes)."""
+    import glob
+
+    paths: list[Path] = []
+    for pattern in patterns:
+        matches = [Path(p) for p in sorted(glob.glob(str(Path(pattern).expanduser())))]
+        if not matches:
+            raise ValueError(f"no game matches {pattern!r}")
+        for match in matches:
+            if match.is_dir():
+                paths += sorted(p for p in match.iterdir() if p.suffix in GAME_SUFFIXES)
+            elif match.suffix in GAME_SUFFIXES:
+                paths.append(match)
+    paths = list(dict.fromkeys(p.resolve() for p in paths))
+    if not paths:
+        raise ValueError(f"no TextWorld game (.z8, .z5, .ulx) in {', '.join(patterns)}")
+    missing = [p.name for p in paths if not p.with_suffix(".json").exists()]
+    if missing:
+        raise ValueError(f"these games have no .json beside them: {', '.join(missing)}")
+    tasks = [TaskSpec(world="textworld", id=f"tw-{p.stem}", params={"path": str(p)}) for p in paths]
+    return Suite(name="games", description="user games", tasks=tasks, max_steps=max_steps)

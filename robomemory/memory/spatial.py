@@ -198,10 +198,11 @@ class SpatialMemory:
             system = prompts.GROUNDED_EXTRACT_SYSTEM
         else:
             schema, system = prompts.ExtractedRelations, prompts.EXTRACT_SYSTEM
-        res = llm.call(
-            schema, system, prompts.extract_user(summary, names), fallback=lambda: schema()
-        )
-        if grounding is not None:
+        fallback = (lambda: None) if grounding is not None else prompts.ExtractedRelations
+        res = llm.call(schema, system, prompts.extract_user(summary, names), fallback=fallback)
+        if res.value is None:  # the grounded extractor failed: no new relations
+            parts = []
+        elif grounding is not None:
             parts = prompts.grounded_triples(res.value)
         else:
             parts = [prompts.relation_parts(rel) for rel in res.value.relations]

@@ -15,7 +15,15 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("critic", runtime)
     plan = [Action.model_validate(a) for a in state["plan"]]
     action = plan[state["plan_index"]]
-    candidates = current_candidates(state, run.ctx.executor.action_space())
+    space = run.ctx.executor.action_space()
+    candidates = current_candidates(state, space)
+    if space.candidates and str(action) not in {str(a) for a in space.candidates}:
+        # A later plan step the world no longer affords (the plan was made before the last
+        # action changed things): it cannot run, so there is nothing for the critic to judge.
+        verdict = CriticVerdict(approve=False, reason=f"{action} is not possible now")
+        return run.finish(
+            {"verdict": verdict.model_dump(), "candidates": [str(a) for a in candidates]}
+        )
     user = critic_user(
         state.get("working_memory") or f"Task: {state['task']}",
         str(action),

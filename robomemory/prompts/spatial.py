@@ -54,9 +54,9 @@ class ResolverDecision(BaseModel):
 
 
 GROUNDED_EXTRACT_SYSTEM = (
-    "Say where each thing is now, as the observation states it: for a thing, its relation "
-    "(in, on, at, near, under) and its holder (a container, a support or the room). Leave out "
-    "things whose place the observation does not state."
+    "Say where each thing is now, as the observation states it: for each thing, its relation "
+    "(in, on, at, near, under) and its holder: the container or support it is in or on, or "
+    "the room when the observation names no holder."
 )
 
 EXTRACT_SYSTEM = (
@@ -92,9 +92,9 @@ def grounded_relations_model(names: tuple[str, ...], place: str | None) -> type[
     """The grounded extractor's answer: where each named thing is, as an object whose keys are
     the names the observation shows and whose values are ``[relation, holder]``.
 
-    The schema itself keeps the map sane for a small model: at most one location per thing, a
-    holder among the names shown (or the room), never the thing itself, relations from the
-    placement vocabulary; things the observation does not place are simply left out."""
+    The schema itself keeps the map sane for a small model: one location per thing, a holder
+    among the names shown (or the room), never the thing itself, relations from the placement
+    vocabulary."""
     fields: dict = {}
     for i, name in enumerate(n for n in names if n != place):
         holders = tuple(h for h in (*names, *([place] if place else [])) if h != name)

@@ -26,11 +26,28 @@ BASE_VERBS = [
     VerbSpec(name="task_complete", description="declare the task done (ends the episode)"),
 ]
 KEY_VERBS = [VerbSpec(name="unlock", arg_kinds=["object", "object"], description="(door, key)")]
+# A cooking game is won by preparing the recipe's meal and eating it; the descriptions say so,
+# because a small model will not guess that "enjoy your meal" means eat(meal).
 COOKING_VERBS = [
-    VerbSpec(name="slice", arg_kinds=["object"], description="needs a held knife"),
-    VerbSpec(name="dice", arg_kinds=["object"], description="needs a held knife"),
-    VerbSpec(name="chop", arg_kinds=["object"], description="needs a held knife"),
-    VerbSpec(name="cook", arg_kinds=["object", "appliance"], description="cook a held food"),
-    VerbSpec(name="prepare_meal", description="needs every recipe ingredient held"),
-    VerbSpec(name="eat", arg_kinds=["object"]),
+    VerbSpec(
+        name="slice", arg_kinds=["object"], description="cut as the recipe says; needs a held knife"
+    ),
+    VerbSpec(
+        name="dice", arg_kinds=["object"], description="cut as the recipe says; needs a held knife"
+    ),
+    VerbSpec(
+        name="chop", arg_kinds=["object"], description="cut as the recipe says; needs a held knife"
+    ),
+    VerbSpec(
+        name="cook",
+        arg_kinds=["object", "appliance"],
+        description="cook a held ingredient as the recipe says: fry = stove, roast = oven, "
+        "grill = BBQ",
+    ),
+    VerbSpec(name="prepare_meal", description="make the meal from the held recipe ingredients"),
+    VerbSpec(
+        name="eat",
+        arg_kinds=["object"],
+        description="eat food (a cooking task ends by eating the prepared meal)",
+    ),
 ]

@@ -29,16 +29,25 @@ VERBS: tuple[Verb, ...] = (
     Verb("drop", ("object",), "drop {0}"),
     Verb("open", ("object",), "open {0}", "open a container or 'door to <direction>'"),
     Verb("close", ("object",), "close {0}"),
-    Verb("slice", ("object",), "slice {0}", "needs a knife"),
-    Verb("chop", ("object",), "chop {0}", "needs a knife"),
-    Verb("dice", ("object",), "dice {0}", "needs a knife"),
-    Verb("cook", ("object", "appliance"), "cook {0} in {1}", "oven roasts, stove fries"),
+    Verb("slice", ("object",), "slice {0}", "cut as the recipe says; needs a knife"),
+    Verb("chop", ("object",), "chop {0}", "cut as the recipe says; needs a knife"),
+    Verb("dice", ("object",), "dice {0}", "cut as the recipe says; needs a knife"),
+    Verb(
+        "cook",
+        ("object", "appliance"),
+        "cook {0} in {1}",
+        "as the recipe says: oven roasts, stove fries",
+    ),
     Verb("read", ("object",), "read {0}"),
     Verb("examine", ("object",), "examine {0}"),
     Verb("look", (), "look around", "describe the current room"),
     Verb("inventory", (), "inventory"),
-    Verb("prepare_meal", (), "prepare meal", "combine the prepared ingredients (kitchen)"),
-    Verb("eat", ("object",), "eat {0}"),
+    Verb(
+        "prepare_meal", (), "prepare meal", "make the meal from the prepared ingredients (kitchen)"
+    ),
+    Verb(
+        "eat", ("object",), "eat {0}", "eat food (a cooking task ends by eating the prepared meal)"
+    ),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
 )
 
