@@ -76,7 +76,7 @@ class Bridge:
     async def ros2_goal(self, ws: ServerConnection, msg: dict) -> None:
         gid, action = msg["id"], msg["action"]
         x = int(msg["args"]["pose"]["pose"]["position"]["x"])
-        cancel = self.cancels.setdefault(gid, asyncio.Event())
+        cancel = self.cancels[gid] = asyncio.Event()  # ids restart with each client
 
         async def feedback(dist: float) -> None:
             values = {
@@ -174,7 +174,7 @@ class Bridge:
     async def ros1_goal(self, msg: dict) -> None:
         gid = msg["goal_id"]["id"]
         x = int(msg["goal"]["target_pose"]["pose"]["position"]["x"])
-        cancel = self.cancels.setdefault(gid, asyncio.Event())
+        cancel = self.cancels[gid] = asyncio.Event()  # ids restart with each client
         self.r1_status[gid] = (R1_ACTIVE, "")
         ref = {"goal_id": {"id": gid, "stamp": {"secs": 0, "nsecs": 0}}}
         await self.publish(

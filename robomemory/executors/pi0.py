@@ -179,7 +179,7 @@ class Pi0Client:
                 connect(
                     self.url,
                     open_timeout=timeout_s,
-                    close_timeout=1.0,
+                    close_timeout=0.2,  # a busy openpi server cannot answer a close
                     compression=None,
                     max_size=None,
                     additional_headers=headers,

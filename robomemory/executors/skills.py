@@ -19,8 +19,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits
-from robomemory.executors.base import Action, ActionResult, Observation, Outcome
+from robomemory.executors.base import Action, ActionResult, Observation, Outcome, rejected
 from robomemory.executors.frames import jpeg_data_url
+from robomemory.executors.known_objects import is_object_name
 from robomemory.executors.layouts import PolicyLayout, reset_target, resolve_layout
 from robomemory.executors.pi0 import (
     Pi0Client,
@@ -197,6 +198,10 @@ class Pi0Skill:
         started = time.monotonic()
         deadline = started + timeout_s if timeout_s else None
         cancel = cancel or threading.Event()
+        bad = [a for a in action.args if not is_object_name(a)]
+        if bad or action.verb not in self.config.templates:
+            why = f"not an object name: {bad[0]!r}" if bad else f"no skill for {action.verb!r}"
+            return rejected(action, why)
         prompt = self.instruction(action)
         run = _SkillRun(self, action, prompt, started, deadline, cancel)
         try:
