@@ -134,3 +134,12 @@ def test_cold_start_warm_up_and_reconnect_to_a_busy_server():
         # timeout for its metadata, not the 0.3 s inference timeout.
         assert client.infer(blank)["actions"].shape == (50, 14)
         client.close()
+
+
+def test_bench_reports_every_layout(capsys):
+    from robomemory.cli import main
+
+    assert main(["bench", "pi0-client", "-n", "3", "--warmup", "1"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"[{name}]" in out for name in ("aloha", "droid", "libero"))
+    assert "(H,8) chunk" in out and "(H,7) chunk" in out
