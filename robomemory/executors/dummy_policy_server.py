@@ -50,6 +50,11 @@ class DummyPolicy:
         self.args = args
         self.layout: PolicyLayout | None = load_layout(args.layout) if args.layout else None
         self.dim = self.layout.action_dim if self.layout else args.dim
+        self.script = None
+        if args.policy == "transfer-cube":  # needs the sim extra
+            from robomemory.executors.sim_aloha import ScriptedTransferCube
+
+            self.script = ScriptedTransferCube(args.seed, args.horizon)
 
     def state(self, obs: dict) -> np.ndarray:
         if self.layout is None:
@@ -69,6 +74,8 @@ class DummyPolicy:
         if a.slow_on and a.slow_on in prompt:
             time.sleep(a.slow_s)
         dim = self.dim
+        if self.script is not None:
+            return {"actions": self.script.chunk(self.state(obs))}
         if a.bad_shape_on and a.bad_shape_on in prompt:
             return {"actions": np.zeros(dim, dtype=np.float32)}
         state = np.zeros(dim, dtype=np.float32)
@@ -184,6 +191,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--announce-layout", action="store_true", help="name the layout in metadata")
     p.add_argument("--block", action="store_true", help="infer inside the event loop (openpi)")
     p.add_argument("--reset-pose", default="", help="comma list sent as metadata reset_pose")
+    p.add_argument(
+        "--policy",
+        choices=["dummy", "transfer-cube"],
+        default="dummy",
+        help="transfer-cube: the scripted ALOHA sim demonstration (sim extra)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="transfer-cube: the episode's cube pose")
     return p.parse_args(argv)
 
 

@@ -42,6 +42,9 @@ class PolicyLayout(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     cameras: dict[str, str] = Field(description="arm camera name -> wire key")
+    optional: list[str] = Field(
+        default_factory=list, description="wire keys of cameras the policy can do without"
+    )
     images_key: str | None = Field(
         default=None, description="nest images under this key (ALOHA: 'images'); None: flat keys"
     )
@@ -108,8 +111,12 @@ class PolicyLayout(BaseModel):
             return [f"missing {self.images_key!r} (a dict of camera frames)"]
         s = self.image_size
         want = (3, s, s) if self.image_layout == "CHW" else (s, s, 3)
+        unexpected = set(images) - set(self.cameras.values()) if self.images_key else set()
+        found += [f"unexpected camera {key!r}" for key in sorted(unexpected)]
         for key in self.cameras.values():
             img = images.get(key)
+            if img is None and key in self.optional:
+                continue
             if not isinstance(img, np.ndarray):
                 found.append(f"missing image {key!r}")
             elif img.dtype != np.uint8 or img.shape != want:
@@ -131,6 +138,7 @@ def _aloha() -> PolicyLayout:
         cameras={c: c for c in ("cam_high", "cam_left_wrist", "cam_right_wrist")},
         images_key="images",
         image_layout="CHW",
+        optional=["cam_left_wrist", "cam_right_wrist"],  # openpi fills absent wrists, masked
         state=[StateField(key="state", dim=14)],
         action_dim=14,
         action_low=lim.low.tolist(),
