@@ -19,6 +19,9 @@ actions far outside any joint limit, ``--bad-shape-on WORD`` returns a 1-D array
 wire: ``--garbage-on`` (bytes that are not msgpack), ``--truncate-on`` (half a reply),
 ``--short-buffer-on`` (an array whose data is shorter than its shape), ``--close-mid-frame-on``
 (the connection dies halfway through a frame).
+
+``--policy transfer-cube --seed N`` serves the scripted ALOHA sim demonstration instead of the
+dummy policy (robomemory/executors/sim_aloha.py; needs the ``sim`` extra).
 """
 
 from __future__ import annotations
