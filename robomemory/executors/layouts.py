@@ -28,6 +28,10 @@ from robomemory.executors.arm import ArmObservation, JointLimits, aloha_joint_li
 from robomemory.executors.frames import resize_with_pad, to_chw
 
 
+class LayoutError(ValueError):
+    """An arm observation or a reset pose that does not fit the policy's layout."""
+
+
 class StateField(BaseModel):
     """One slice of the arm state sent under its own key."""
 
@@ -80,7 +84,7 @@ class PolicyLayout(BaseModel):
         """The request dict for one observation: resized uint8 frames, state slices, prompt."""
         state = np.asarray(obs.state, dtype=np.float32).reshape(-1)
         if state.shape[0] < self.state_dim:
-            raise ValueError(
+            raise LayoutError(
                 f"layout {self.name}: the arm state has {state.shape[0]} values, "
                 f"{self.state_dim} needed"
             )
@@ -214,7 +218,7 @@ def reset_target(layout: PolicyLayout, reset_pose: object, state: np.ndarray) ->
         return None
     pose = np.asarray(reset_pose, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(pose)):
-        raise ValueError("reset_pose has non-finite values")
+        raise LayoutError("reset_pose has non-finite values")
     if pose.shape[0] == layout.action_dim:
         return pose
     if layout.action_dim == 14 and pose.shape[0] == 6:
@@ -224,4 +228,4 @@ def reset_target(layout: PolicyLayout, reset_pose: object, state: np.ndarray) ->
         target[0:6] = pose
         target[7:13] = pose
         return target
-    raise ValueError(f"reset_pose of {pose.shape[0]} values does not fit layout {layout.name}")
+    raise LayoutError(f"reset_pose of {pose.shape[0]} values does not fit layout {layout.name}")

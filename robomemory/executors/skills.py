@@ -22,7 +22,7 @@ from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits
 from robomemory.executors.base import Action, ActionResult, Observation, Outcome, rejected
 from robomemory.executors.frames import jpeg_data_url
 from robomemory.executors.known_objects import is_object_name
-from robomemory.executors.layouts import PolicyLayout, reset_target, resolve_layout
+from robomemory.executors.layouts import LayoutError, PolicyLayout, reset_target, resolve_layout
 from robomemory.executors.pi0 import (
     Pi0Client,
     PolicyError,
@@ -136,7 +136,7 @@ class Pi0Skill:
     def limits(self) -> JointLimits:
         limits = self._limits or self.layout.limits()
         if limits.dim != self.layout.action_dim:
-            raise ValueError(
+            raise LayoutError(
                 f"joint limits have {limits.dim} values, layout {self.layout.name} "
                 f"has {self.layout.action_dim}-dim actions"
             )
@@ -222,7 +222,7 @@ class Pi0Skill:
             code = ERR_POLICY_PROTOCOL
         except PolicyError as exc:
             outcome, message, code = Outcome.ERROR, f"policy unavailable: {exc}", ERR_POLICY
-        except ValueError as exc:  # the arm's state does not fit the layout, a bad reset_pose
+        except LayoutError as exc:  # the arm's state does not fit the layout, a bad reset_pose
             outcome, message, code = Outcome.ERROR, f"policy input: {exc}", ERR_POLICY
         except ArmError as exc:
             outcome, message, code = Outcome.ERROR, f"arm fault: {exc}", ERR_ARM
@@ -273,6 +273,7 @@ class _SkillRun:
 
     def loop(self) -> tuple[Outcome, str, int | None]:
         cfg = self.skill.config
+        limits = self.skill.limits  # the layout is known once connected
         period = 1.0 / cfg.control_hz
         while self.steps < cfg.max_steps:
             if self.cancel.is_set():
@@ -300,7 +301,7 @@ class _SkillRun:
                     return Outcome.CANCELED, f"canceled after {self.steps} steps", None
                 if self.deadline is not None and time.monotonic() >= self.deadline:
                     return Outcome.TIMEOUT, f"timed out after {self.steps} steps", None
-                safe, n_out = self.skill.limits.clamp(row)
+                safe, n_out = limits.clamp(row)
                 self.clamped += n_out
                 self.skill.arm.apply_action(safe)
                 self.steps += 1
