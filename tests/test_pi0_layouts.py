@@ -143,3 +143,15 @@ def test_bench_reports_every_layout(capsys):
     out = capsys.readouterr().out
     assert all(f"[{name}]" in out for name in ("aloha", "droid", "libero"))
     assert "(H,8) chunk" in out and "(H,7) chunk" in out
+
+
+def test_an_arm_that_does_not_fit_the_layout_is_an_error_result():
+    with policy_server("--layout", "aloha", "--block") as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}")
+        arm = FakeArm(state=np.zeros(7))  # a 7-dof arm behind an ALOHA (14) policy
+        try:
+            res = Pi0Skill(client, arm, FAST).run(Action(verb="pick_up", args=["cup"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.ERROR and "7 values, 14 needed" in res.message
+    assert arm.applied == [] and arm.stop_calls == 1
