@@ -40,6 +40,6 @@ def policy_server(*extra: str):
     return server_process(["-m", "robomemory.executors.dummy_policy_server", "--port", "0", *extra])
 
 
-def rosbridge_server(log_path: Path):
+def rosbridge_server(log_path: Path, *extra: str):
     """The test rosbridge server with its fake Nav2 / move_base, on a free port."""
-    return server_process([str(HERE / "rosbridge_server.py"), "--log", str(log_path)])
+    return server_process([str(HERE / "rosbridge_server.py"), "--log", str(log_path), *extra])

@@ -7,8 +7,13 @@ concurrently as with ``send_action_goals_in_new_thread:=true``), and ``advertise
 
 The scenario is chosen by the goal's x coordinate (int(x)):
 1 succeed after 3 feedbacks · 2 abort (error 104 "Failed to create plan") · 3 run until canceled
-(feedback every 50 ms) · 4 reject · 5 result with an unknown-status failure.
+(feedback every 50 ms) · 4 reject · 5 result with an unknown-status failure · 6 one feedback,
+then silence until canceled (a hung server) · 7 one feedback, then the connection is dropped.
 Every received op is appended to the JSON-lines file given by ``--log``.
+
+``--variant`` mimics other servers: ``rs`` (rosbridge-server-rs: ``result`` is true only for
+status 4, so aborted/canceled arrive as ``result: false``), ``old`` (rosbridge_suite before its
+late-2025 fixes: a rejected goal or a missing action server gets no answer at all).
 
     python tests/rosbridge_server.py --port 0 --log ops.jsonl   # prints "PORT <n>"
 """
@@ -28,8 +33,9 @@ R1_ACTIVE, R1_PREEMPTED, R1_SUCCEEDED, R1_ABORTED, R1_REJECTED = 1, 2, 3, 4, 5
 
 
 class Bridge:
-    def __init__(self, log_path: str | None) -> None:
+    def __init__(self, log_path: str | None, variant: str = "suite") -> None:
         self.log_path = log_path
+        self.variant = variant
         self.cancels: dict[str, asyncio.Event] = {}
         self.subs: dict[str, set[ServerConnection]] = {}
         self.r1_status: dict[str, tuple[int, str]] = {}
@@ -70,7 +76,7 @@ class Bridge:
     async def ros2_goal(self, ws: ServerConnection, msg: dict) -> None:
         gid, action = msg["id"], msg["action"]
         x = int(msg["args"]["pose"]["pose"]["position"]["x"])
-        cancel = self.cancels.setdefault(gid, asyncio.Event())
+        cancel = self.cancels[gid] = asyncio.Event()  # ids restart with each client
 
         async def feedback(dist: float) -> None:
             values = {
@@ -83,6 +89,10 @@ class Bridge:
             )
 
         async def result(status: int, values, ok: bool = True) -> None:
+            if self.variant == "old" and not ok:
+                return  # old rosbridge_suite: rejected / missing server goals are never answered
+            if self.variant == "rs":
+                ok = status == SUCCEEDED
             await ws.send(
                 json.dumps(
                     {
@@ -117,6 +127,14 @@ class Bridge:
                 await result(CANCELED, {"error_code": 0, "error_msg": ""})
             elif x == 4:
                 await result(0, "Action goal was rejected", ok=False)
+            elif x == 6:
+                await feedback(5.0)
+                await cancel.wait()
+                await result(CANCELED, {"error_code": 0, "error_msg": ""})
+            elif x == 7:
+                await feedback(5.0)
+                await asyncio.sleep(0.05)
+                await ws.close()
             else:
                 await result(0, "Action /navigate_to_pose does not exist", ok=False)
         except ConnectionClosed:
@@ -156,7 +174,7 @@ class Bridge:
     async def ros1_goal(self, msg: dict) -> None:
         gid = msg["goal_id"]["id"]
         x = int(msg["goal"]["target_pose"]["pose"]["position"]["x"])
-        cancel = self.cancels.setdefault(gid, asyncio.Event())
+        cancel = self.cancels[gid] = asyncio.Event()  # ids restart with each client
         self.r1_status[gid] = (R1_ACTIVE, "")
         ref = {"goal_id": {"id": gid, "stamp": {"secs": 0, "nsecs": 0}}}
         await self.publish(
@@ -183,7 +201,7 @@ class Bridge:
 
 
 async def main(args: argparse.Namespace) -> None:
-    bridge = Bridge(args.log)
+    bridge = Bridge(args.log, args.variant)
     async with serve(bridge.handle, args.host, args.port) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         print(f"PORT {port}", flush=True)
@@ -195,6 +213,7 @@ if __name__ == "__main__":
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--log", default=None)
+    p.add_argument("--variant", choices=["suite", "rs", "old"], default="suite")
     try:
         asyncio.run(main(p.parse_args()))
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ import json
 import math
 import socket
 import threading
+import time
 
 import pytest
 from robot_servers import rosbridge_server
@@ -137,3 +138,94 @@ def test_waypoint_file(tmp_path):
         WaypointMap.from_dict({"waypoints": {}})
     with pytest.raises(ValueError):
         WaypointMap.from_dict({"waypoints": {"a": [1, 2]}})
+
+
+HUNG, DROP = (Waypoint(name=n, x=x, y=0.0) for n, x in [("hung", 6), ("drop", 7)])
+
+
+@pytest.fixture(scope="module")
+def rs_bridge(tmp_path_factory):
+    log = tmp_path_factory.mktemp("ros_rs") / "ops.jsonl"
+    with rosbridge_server(log, "--variant", "rs") as (_, port):
+        ros = connect_rosbridge(f"ws://127.0.0.1:{port}", timeout_s=10)
+        yield ros
+        close_rosbridge(ros)
+
+
+def test_rosbridge_rs_result_false_with_terminal_status_goes_through_the_status_table(rs_bridge):
+    nav = Nav2Client(rs_bridge)
+    res = nav.navigate(ABORT, timeout_s=10)
+    assert res.outcome == Outcome.ABORTED and res.error_code == 104 and res.status == 6
+    res = nav.navigate(RUN_UNTIL_CANCELED, timeout_s=0.3)
+    assert res.outcome == Outcome.TIMEOUT and res.status == 5
+    cancel = threading.Event()
+    cancel.set()
+    assert nav.navigate(RUN_UNTIL_CANCELED, 10, cancel).outcome == Outcome.CANCELED
+    assert nav.navigate(OK, timeout_s=10).outcome == Outcome.SUCCEEDED
+    # A status-0 failure is still a rejection, whichever server sent it.
+    assert nav.navigate(REJECT, timeout_s=10).outcome == Outcome.REJECTED
+
+
+def test_old_rosbridge_silence_is_reported_and_the_goal_canceled(tmp_path):
+    log = tmp_path / "ops.jsonl"
+    with rosbridge_server(log, "--variant", "old") as (_, port):
+        ros = connect_rosbridge(f"ws://127.0.0.1:{port}", timeout_s=10)
+        try:
+            nav = Nav2Client(ros, silence_timeout_s=0.4, cancel_grace_s=0.2)
+            for wp in (REJECT, NO_SERVER):
+                res = nav.navigate(wp, timeout_s=60)
+                assert res.outcome == Outcome.ERROR and "no feedback or result" in res.message
+                assert res.duration_s < 5  # not the 60 s navigation timeout
+            assert len([o for o in ops(log) if o["op"] == "cancel_action_goal"]) == 2
+            assert nav.navigate(OK, timeout_s=10).outcome == Outcome.SUCCEEDED
+        finally:
+            close_rosbridge(ros)
+
+
+def test_a_server_that_goes_quiet_mid_goal_is_canceled(nav2, bridge):
+    nav = Nav2Client(bridge[0], silence_timeout_s=0.4)
+    res = nav.navigate(HUNG, timeout_s=60)
+    assert res.outcome == Outcome.ERROR and res.feedback_count == 1
+    assert res.status == 5  # our cancel was confirmed
+    assert nav.navigate(OK, timeout_s=10).outcome == Outcome.SUCCEEDED
+
+
+def test_dropped_link_is_reported_then_re_established(tmp_path):
+    with rosbridge_server(tmp_path / "ops.jsonl") as (_, port):
+        ros = connect_rosbridge(f"ws://127.0.0.1:{port}", timeout_s=10)
+        try:
+            nav = Nav2Client(ros)
+            res = nav.navigate(DROP, timeout_s=30)
+            assert res.outcome == Outcome.ERROR and "lost the rosbridge connection" in res.message
+            assert nav.navigate(OK, timeout_s=10).outcome == Outcome.SUCCEEDED
+        finally:
+            close_rosbridge(ros)
+
+
+def test_server_restart_no_goal_is_queued_while_down(tmp_path):
+    log = tmp_path / "ops.jsonl"
+    with rosbridge_server(log) as (proc, port):
+        ros = connect_rosbridge(f"ws://127.0.0.1:{port}", timeout_s=10)
+        proc.terminate()
+        proc.wait(5)
+    try:
+        assert _until(lambda: not ros.is_connected)  # the drop has been noticed
+        nav = Nav2Client(ros, reconnect_timeout_s=0.3)
+        res = nav.navigate(OK, timeout_s=10)
+        assert res.outcome == Outcome.ERROR and "not sent" in res.message
+        with rosbridge_server(log, "--port", str(port)):
+            nav.reconnect_timeout_s = 10
+            assert nav.navigate(OK, timeout_s=10).outcome == Outcome.SUCCEEDED
+        # Exactly one goal reached a server: the one sent while the link was down was not queued.
+        assert len([o for o in ops(log) if o["op"] == "send_action_goal"]) == 1
+    finally:
+        close_rosbridge(ros)
+
+
+def _until(cond, timeout_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not cond():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

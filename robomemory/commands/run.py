@@ -32,7 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--waypoints", type=Path, help="robot: waypoint map YAML")
     p.add_argument("--arm", help="robot: arm driver factory 'module:function' (or $ROBOMEMORY_ARM)")
     p.add_argument("--ros-version", type=int, choices=[1, 2], default=2, help="robot: ROS 1 or 2")
-    p.add_argument("--objects", help="robot: comma list of object names the planner may use")
+    p.add_argument("--objects", help="robot: comma list of known objects, each NAME or NAME@POINT")
+    p.add_argument(
+        "--policy-layout", help="robot: aloha, droid, libero or a layout file (default: metadata)"
+    )
 
 
 def make_config(args: argparse.Namespace) -> AgentConfig:
@@ -62,6 +65,7 @@ def make_executor(args: argparse.Namespace):
             ros_version=args.ros_version,
             task=args.task,
             objects=objects,
+            policy_layout=args.policy_layout,
         )
     from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
 

@@ -83,9 +83,10 @@ def aloha_joint_limits() -> JointLimits:
 class FakeArm:
     """A FAKE arm for tests and benchmarks: it records every applied action.
 
-    Its state follows the last applied action; its cameras return flat synthetic frames whose
-    brightness encodes the step count. ``fail_after`` makes the n-th ``apply_action`` raise
-    :class:`ArmError` (a driver fault); ``on_apply`` lets a test react to each command.
+    Its state follows the last applied action (over the dims both have); its cameras return
+    flat synthetic frames whose brightness encodes the step count. ``fail_after`` makes the
+    n-th ``apply_action`` raise :class:`ArmError` (a driver fault); ``on_apply`` lets a test
+    react to each command.
     """
 
     cameras: tuple[str, ...] = DEFAULT_CAMERAS
@@ -110,7 +111,9 @@ class FakeArm:
             if self.fail_after is not None and len(self.applied) >= self.fail_after:
                 raise ArmError(f"fake driver fault after {len(self.applied)} commands")
             self.applied.append(np.asarray(action, dtype=np.float64).copy())
-            self.state = self.applied[-1].copy()
+            n = min(self.state.shape[0], self.applied[-1].shape[0])
+            self.state = self.state.astype(np.float64)
+            self.state[:n] = self.applied[-1][:n]  # the state follows the commanded dims
             n = len(self.applied)
         if callable(self.on_apply):
             self.on_apply(n, self.applied[-1])

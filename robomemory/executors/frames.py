@@ -9,11 +9,19 @@ import numpy as np
 from PIL import Image
 
 
-def resize_with_pad(frame: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Resize an H×W×3 uint8 frame to fit ``height``×``width`` keeping aspect, pad with black."""
+def to_uint8(frame: np.ndarray) -> np.ndarray:
+    """uint8 pixels; float frames are taken as [0, 1] and scaled by 255 (as openpi does)."""
     frame = np.asarray(frame)
-    if frame.dtype != np.uint8:
-        frame = np.clip(frame, 0, 255).astype(np.uint8)
+    if frame.dtype == np.uint8:
+        return frame
+    if np.issubdtype(frame.dtype, np.floating):
+        return np.clip(np.nan_to_num(frame) * 255.0, 0, 255).astype(np.uint8)
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def resize_with_pad(frame: np.ndarray, height: int, width: int) -> np.ndarray:
+    """Resize an H×W×3 frame to fit ``height``×``width`` keeping aspect, pad with black."""
+    frame = to_uint8(frame)
     h, w = frame.shape[:2]
     if (h, w) == (height, width):
         return frame
@@ -33,7 +41,7 @@ def to_chw(frame: np.ndarray) -> np.ndarray:
 
 def jpeg_data_url(frame: np.ndarray, quality: int = 80, max_side: int = 640) -> str:
     """An H×W×3 uint8 frame as a ``data:image/jpeg;base64,...`` URL."""
-    img = Image.fromarray(np.asarray(frame, dtype=np.uint8))
+    img = Image.fromarray(to_uint8(frame))
     if max(img.size) > max_side:
         img.thumbnail((max_side, max_side))
     buf = io.BytesIO()

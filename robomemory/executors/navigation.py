@@ -8,6 +8,14 @@
 Every call ends in a :class:`NavResult`: succeeded / aborted / canceled / rejected / timeout /
 error, with Nav2's ``error_code`` and ``error_msg`` when the server sends them. A timeout or a
 cancel request cancels the goal on the robot before returning.
+
+Server variants: ``rosbridge-server-rs`` sends ``result: false`` for every status but 4, so a
+terminal status (5 canceled, 6 aborted) is read through the status table whatever ``result``
+says. rosbridge_suite before jazzy 2.5.0 / kilted 3.1.0 / rolling 4.0.0 never answers a rejected
+goal or a missing action server: a silence watchdog (no feedback or result for
+``silence_timeout_s``) cancels the goal and reports it. A dropped link is re-established by
+roslibpy (its back-off is capped at ``RECONNECT_MAX_DELAY_S``); a goal is only sent on a live
+link, waiting up to ``reconnect_timeout_s`` for it.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ log = logging.getLogger(__name__)
 
 Feedback = Callable[[dict], None]
 POLL_S = 0.02
+RECONNECT_MAX_DELAY_S = 2.0
+TERMINAL = {4, 5, 6}  # action_msgs/GoalStatus: succeeded, canceled, aborted
 
 
 @dataclass
@@ -73,7 +83,18 @@ def connect_rosbridge(url: str, timeout_s: float = 10.0) -> roslibpy.Ros:
     except roslibpy.core.RosTimeoutError as exc:
         _stop_reconnecting(ros)
         raise ConnectionError(f"rosbridge {url} unreachable within {timeout_s}s") from exc
+    ros.factory.maxDelay = RECONNECT_MAX_DELAY_S  # retry a dropped link every ≤ 2 s
     return ros
+
+
+def wait_connected(ros: roslibpy.Ros, timeout_s: float) -> bool:
+    """True once the link is up (roslibpy reconnects by itself), False after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not ros.is_connected:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_S)
+    return True
 
 
 def close_rosbridge(ros: roslibpy.Ros) -> None:
@@ -103,10 +124,12 @@ class _Goal:
     failed: bool = False
     feedback: dict | None = None
     feedback_count: int = 0
+    heard: float = field(default_factory=time.monotonic)  # last feedback (or the send)
 
     def feedback_cb(self, fb: Any) -> None:
         self.feedback = dict(fb)
         self.feedback_count += 1
+        self.heard = time.monotonic()
         if self.on_feedback is not None:
             self.on_feedback(self.feedback)
 
@@ -137,17 +160,21 @@ def wait_goal(
     timeout_s: float | None,
     cancel: threading.Event | None,
     cancel_grace_s: float,
+    silence_timeout_s: float | None = None,
 ) -> str | None:
-    """Wait for the goal; return None when it ended, else "canceled"/"timeout"/"disconnected"."""
+    """Wait for the goal; None when it ended, else canceled/timeout/silent/disconnected."""
     deadline = time.monotonic() + timeout_s if timeout_s else None
     while not goal.done.wait(POLL_S):
         reason = None
+        now = time.monotonic()
         if cancel is not None and cancel.is_set():
             reason = "canceled"
-        elif deadline is not None and time.monotonic() >= deadline:
+        elif deadline is not None and now >= deadline:
             reason = "timeout"
         elif not ros.is_connected:
             return "disconnected"
+        elif silence_timeout_s and now - goal.heard >= silence_timeout_s:
+            reason = "silent"
         if reason:
             send_cancel()
             goal.done.wait(cancel_grace_s)
@@ -167,11 +194,15 @@ class Nav2Client:
         action_type: str = "nav2_msgs/action/NavigateToPose",
         behavior_tree: str = "",
         cancel_grace_s: float = 2.0,
+        silence_timeout_s: float | None = 15.0,
+        reconnect_timeout_s: float = 10.0,
     ) -> None:
         self.ros = ros
         self.client = roslibpy.ActionClient(ros, action_name, action_type)
         self.behavior_tree = behavior_tree
         self.cancel_grace_s = cancel_grace_s
+        self.silence_timeout_s = silence_timeout_s
+        self.reconnect_timeout_s = reconnect_timeout_s
         self._active: set[str] = set()
         self._lock = threading.Lock()
 
@@ -186,6 +217,12 @@ class Nav2Client:
 
     def navigate(self, waypoint, timeout_s=None, cancel=None, on_feedback=None) -> NavResult:
         started = time.monotonic()
+        if not wait_connected(self.ros, self.reconnect_timeout_s):
+            msg = (
+                f"rosbridge link down for {self.reconnect_timeout_s:g}s; "
+                f"goal for {waypoint.name} not sent"
+            )
+            return NavResult(Outcome.ERROR, msg, duration_s=time.monotonic() - started)
         goal = _Goal(on_feedback)
         goal_id = self.client.send_goal(
             roslibpy.Goal(self.goal_message(waypoint)),
@@ -203,6 +240,7 @@ class Nav2Client:
                 timeout_s,
                 cancel,
                 self.cancel_grace_s,
+                self.silence_timeout_s,
             )
         finally:
             with self._lock:
@@ -232,6 +270,14 @@ class Nav2Client:
         if interrupted == "disconnected":
             msg = f"lost the rosbridge connection while navigating to {wp.name}"
             return NavResult(Outcome.ERROR, msg, code, **common)
+        if interrupted == "silent":
+            msg = (
+                f"no feedback or result for {self.silence_timeout_s:g}s navigating to {wp.name}; "
+                "goal canceled (rejected goal or no action server on an old rosbridge?)"
+            )
+            return NavResult(Outcome.ERROR, msg, code, **common)
+        if goal.failed and goal.status in TERMINAL and goal.status != 4:
+            goal.failed = False  # rosbridge-server-rs: result:false with a terminal status
         if goal.failed:
             text = str(goal.values)
             if "reject" in text.lower():
@@ -273,14 +319,19 @@ class MoveBaseClient:
         server_name: str = "/move_base",
         action_name: str = "move_base_msgs/MoveBaseAction",
         cancel_grace_s: float = 2.0,
+        reconnect_timeout_s: float = 10.0,
     ) -> None:
         self.ros = ros
+        self.reconnect_timeout_s = reconnect_timeout_s
         # Blocks until the server's status topic is heard (roslibpy raises RosTimeoutError).
         self.client = actionlib.ActionClient(ros, server_name, action_name)
         self.cancel_grace_s = cancel_grace_s
 
     def navigate(self, waypoint, timeout_s=None, cancel=None, on_feedback=None) -> NavResult:
         started = time.monotonic()
+        if not wait_connected(self.ros, self.reconnect_timeout_s):
+            msg = f"rosbridge link down; goal for {waypoint.name} not sent"
+            return NavResult(Outcome.ERROR, msg, duration_s=time.monotonic() - started)
         state = _Goal(on_feedback)
         target = {
             "target_pose": {

@@ -2,8 +2,14 @@
 
 The protocol: a websocket (no compression, no size limit); right after the handshake the server
 sends its metadata; then each binary msgpack frame from the client is one observation and each
-binary frame back is the policy output (``{"actions": (H, 14) array, "server_timing": {...}}``).
+binary frame back is the policy output (``{"actions": (H, D) array, "server_timing": {...}}``).
 A *text* frame from the server is an error (a traceback), after which it closes the connection.
+
+openpi runs inference inside its event loop, so it cannot answer websocket pings while it
+computes: pings are off by default (``ping_interval_s``). Its first inference compiles the model
+(no warm-up in ``serve_policy.py``), so a new connection can send a warm-up request with its own
+long timeout (``warmup``/``warmup_timeout_s``). Any undecodable reply (garbage, a truncated frame,
+an array whose buffer is too small) is a :class:`PolicyProtocolError`, never a decoder exception.
 
 NumPy arrays travel with openpi's msgpack convention (byte keys ``__ndarray__``, ``data``,
 ``dtype``, ``shape``; scalars ``__npgeneric__``). The ``msgpack-numpy`` package uses other keys
@@ -14,6 +20,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlparse
@@ -63,6 +71,11 @@ def unpackb(data: bytes) -> Any:
     return msgpack.unpackb(data, object_hook=unpack_array)
 
 
+# What a malformed frame can raise from msgpack or from rebuilding an array: FormatError,
+# StackError, ExtraData, "Unpack failed" (ValueError), "buffer is too small" (TypeError), ...
+DECODE_ERRORS = (ValueError, TypeError, KeyError, OverflowError, msgpack.UnpackException)
+
+
 # -- errors --------------------------------------------------------------------------------------
 
 
@@ -82,6 +95,21 @@ class PolicyServerError(PolicyError):
     """The server answered with an error frame (its traceback is the message)."""
 
 
+class PolicyProtocolError(PolicyError):
+    """The server's reply could not be decoded (garbage, truncated, inconsistent arrays)."""
+
+
+def decode_frame(frame: bytes, what: str) -> Any:
+    """Decode one binary frame; any decoder failure becomes :class:`PolicyProtocolError`."""
+    try:
+        return unpackb(frame)
+    except DECODE_ERRORS as exc:
+        raise PolicyProtocolError(
+            f"undecodable {what} from the policy server ({len(frame)} bytes): "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+
 # -- client --------------------------------------------------------------------------------------
 
 
@@ -91,6 +119,8 @@ class Pi0Client:
     ``infer`` reconnects once (up to ``max_reconnects``) when the connection was lost before the
     request reached the server; it never resends after a timeout or a server error (the
     connection is dropped instead, so a late answer can never be taken for the next one).
+    A reconnect waits up to ``connect_timeout_s`` for the metadata: an openpi server answers a
+    new connection only after it has finished the request it was busy with.
     """
 
     def __init__(
@@ -101,6 +131,10 @@ class Pi0Client:
         infer_timeout_s: float = 5.0,
         max_reconnects: int = 1,
         api_key: str | None = None,
+        ping_interval_s: float | None = None,
+        ping_timeout_s: float | None = None,
+        warmup: Callable[[dict], dict | None] | None = None,
+        warmup_timeout_s: float = 120.0,
     ) -> None:
         self.url = url if url.startswith(("ws://", "wss://")) else f"ws://{url}"
         if not urlparse(self.url).hostname:
@@ -109,6 +143,11 @@ class Pi0Client:
         self.infer_timeout_s = infer_timeout_s
         self.max_reconnects = max_reconnects
         self.api_key = api_key
+        self.ping_interval_s = ping_interval_s
+        self.ping_timeout_s = ping_timeout_s
+        self.warmup = warmup  # metadata -> a blank request (or None: no warm-up)
+        self.warmup_timeout_s = warmup_timeout_s
+        self.warmups = 0
         self._ws: ClientConnection | None = None
         self._stack = ExitStack()  # owns the open connection (closed on drop)
         self._metadata: dict = {}
@@ -140,10 +179,12 @@ class Pi0Client:
                 connect(
                     self.url,
                     open_timeout=timeout_s,
-                    close_timeout=1.0,
+                    close_timeout=0.2,  # a busy openpi server cannot answer a close
                     compression=None,
                     max_size=None,
                     additional_headers=headers,
+                    ping_interval=self.ping_interval_s,
+                    ping_timeout=self.ping_timeout_s,
                 )
             )
         except TimeoutError as exc:
@@ -161,11 +202,31 @@ class Pi0Client:
         if isinstance(first, str):
             self._stack.close()
             raise PolicyServerError(f"policy server error on connect:\n{first}")
-        meta = unpackb(first)
+        try:
+            meta = decode_frame(first, "metadata")
+        except PolicyProtocolError:
+            self._stack.close()
+            raise
         self._metadata = meta if isinstance(meta, dict) else {"metadata": meta}
         self._ws = ws
-        log.info("connected to policy server %s (metadata keys: %s)", self.url, list(meta or {}))
+        log.info("connected to policy server %s (metadata: %s)", self.url, list(self._metadata))
+        self._warm_up(ws)
         return ws
+
+    def _warm_up(self, ws: ClientConnection) -> None:
+        """One blank inference with the long warm-up timeout (openpi compiles on the first)."""
+        request = self.warmup(self._metadata) if self.warmup is not None else None
+        if request is None:
+            return
+        started = time.monotonic()
+        try:
+            ws.send(packb(request))
+        except ConnectionClosed as exc:
+            self._drop()
+            raise PolicyConnectionError(f"policy server closed before warm-up: {exc}") from exc
+        self._receive(ws, self.warmup_timeout_s, "warm-up")
+        self.warmups += 1
+        log.info("policy warm-up took %.1fs", time.monotonic() - started)
 
     def _drop(self) -> None:
         self._ws = None
@@ -183,7 +244,7 @@ class Pi0Client:
         payload = packb(obs)
         with self._lock:
             for attempt in range(self.max_reconnects + 1):
-                ws = self._ensure_connected(min(self.connect_timeout_s, max(timeout, 0.01)))
+                ws = self._ensure_connected(self.connect_timeout_s)
                 try:
                     ws.send(payload)
                 except ConnectionClosed as exc:
@@ -195,19 +256,24 @@ class Pi0Client:
                 return self._receive(ws, timeout)
         raise PolicyConnectionError(f"policy server {self.url}: no connection")  # pragma: no cover
 
-    def _receive(self, ws: ClientConnection, timeout: float) -> dict:
+    def _receive(self, ws: ClientConnection, timeout: float, what: str = "inference") -> dict:
         try:
             reply = ws.recv(timeout=timeout)
         except TimeoutError as exc:
             self._drop()
-            raise PolicyTimeout(f"policy inference took longer than {timeout:.2f}s") from exc
+            raise PolicyTimeout(f"policy {what} took longer than {timeout:.2f}s") from exc
         except ConnectionClosed as exc:
             self._drop()
-            raise PolicyConnectionError(f"policy server closed during inference: {exc}") from exc
+            raise PolicyConnectionError(f"policy server closed during {what}: {exc}") from exc
         if isinstance(reply, str):
             self._drop()
             raise PolicyServerError(f"policy server error:\n{reply}")
-        out = unpackb(reply)
+        try:
+            out = decode_frame(reply, f"{what} reply")
+        except PolicyProtocolError:
+            self._drop()  # the stream can no longer be trusted
+            raise
         if not isinstance(out, dict):
-            raise PolicyError(f"policy server sent {type(out).__name__}, expected a dict")
+            self._drop()
+            raise PolicyProtocolError(f"policy server sent {type(out).__name__}, expected a dict")
         return out

@@ -1,6 +1,9 @@
 """RobotExecutor: the paper's low-level executor (§3.4) behind the same Executor protocol as the
 simulated worlds. navigate_to → SLAM navigation; pick_up / put_down_to / open / close /
 turn_on / turn_off → the π0 skill; task_complete → no-op (the robot trusts the planner).
+
+A skill is only run over an object the robot knows (``--objects``, perception, spatial memory:
+see ``known_objects``); any other argument is REJECTED before it can become a π0 prompt.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from robomemory.executors.arm import Arm, ArmError, FakeArm
@@ -25,6 +28,8 @@ from robomemory.executors.base import (
     rejected,
 )
 from robomemory.executors.frames import jpeg_data_url
+from robomemory.executors.known_objects import KnownObjects, ObjectSource
+from robomemory.executors.layouts import PolicyLayout, resolve_layout
 from robomemory.executors.navigation import (
     MoveBaseClient,
     Nav2Client,
@@ -82,6 +87,7 @@ class RobotExecutor:
         task: str = "",
         objects: Sequence[str] | None = None,
         receptacles: Sequence[str] | None = None,
+        object_sources: Sequence[ObjectSource] = (),
         nav_timeout_s: float = 120.0,
         skill_timeout_s: float = 90.0,
         planner_camera: str = "cam_high",
@@ -92,8 +98,8 @@ class RobotExecutor:
         self.navigation = navigation
         self.skill = skill
         self.task = task
-        self.objects = list(objects) if objects is not None else None
-        self.receptacles = list(receptacles) if receptacles is not None else self.objects
+        self.objects = KnownObjects(objects, object_sources)
+        self.receptacles = KnownObjects(receptacles) if receptacles is not None else None
         self.nav_timeout_s = nav_timeout_s
         self.skill_timeout_s = skill_timeout_s
         self.planner_camera = planner_camera
@@ -114,25 +120,44 @@ class RobotExecutor:
         skill_config: SkillConfig | None = None,
         success_check: SuccessCheck | None = None,
         connect_timeout_s: float = 10.0,
+        policy_layout: PolicyLayout | str | None = None,
+        ping_interval_s: float | None = None,
+        warmup_timeout_s: float = 120.0,
+        nav_silence_timeout_s: float | None = 15.0,
         **kwargs,
     ) -> RobotExecutor:
         """Connect to an openpi policy server and rosbridge; load the waypoint file.
 
         ``arm`` is an :class:`Arm`, or ``"module:factory"`` naming a callable that returns one
         (default: ``$ROBOMEMORY_ARM``); without either, a FakeArm is used and nothing moves.
+        ``policy_layout`` (aloha, droid, libero or a layout file) defaults to what the server's
+        metadata names, else ALOHA; the first connection sends a warm-up request of that layout.
         Raises ConnectionError (or a subclass) when either server is unreachable.
         """
         arm = load_arm(arm)
         waypoints = WaypointMap.load(waypoints_path)
-        client = Pi0Client(policy_url, connect_timeout_s=connect_timeout_s)
+        client = Pi0Client(
+            policy_url,
+            connect_timeout_s=connect_timeout_s,
+            ping_interval_s=ping_interval_s,
+            ping_timeout_s=ping_interval_s,
+            warmup=lambda meta: resolve_layout(policy_layout, meta).example(),
+            warmup_timeout_s=warmup_timeout_s,
+        )
         client.connect()
         try:
             ros = connect_rosbridge(rosbridge_url, timeout_s=connect_timeout_s)
         except ConnectionError:
             client.close()
             raise
-        nav: NavClient = Nav2Client(ros) if ros_version == 2 else MoveBaseClient(ros)
-        skill = Pi0Skill(client, arm, skill_config, success_check=success_check)
+        nav: NavClient = (
+            Nav2Client(ros, silence_timeout_s=nav_silence_timeout_s)
+            if ros_version == 2
+            else MoveBaseClient(ros)
+        )
+        skill = Pi0Skill(
+            client, arm, skill_config, success_check=success_check, layout=policy_layout
+        )
         closers = [nav.close, lambda: close_rosbridge(ros), client.close]
         return cls(arm, waypoints, nav, skill, on_close=closers, **kwargs)
 
@@ -145,16 +170,36 @@ class RobotExecutor:
         return self.task, self._observe(text)
 
     def action_space(self) -> ActionSpace:
-        targets: dict[str, list[str]] = {"point": self.waypoints.names}
-        if self.objects is not None:
-            targets["object"] = list(self.objects)
-        if self.receptacles is not None:
-            targets["receptacle"] = list(self.receptacles)
+        objects = self.objects.names()
+        receptacles = self.receptacles.names() if self.receptacles is not None else objects
         return ActionSpace(
             verbs=list(ROBOT_VERBS),
-            targets=targets,
+            targets={"point": self.waypoints.names, "object": objects, "receptacle": receptacles},
             fallback=Action(verb=NAVIGATE, args=[self.waypoints.names[0]]),
+            candidates=self.candidates(),
         )
+
+    def candidates(self) -> list[Action]:
+        """Actions valid here: skills over the objects known at this point (or of no known
+        place), navigate_to every other point, task_complete()."""
+        out: list[Action] = []
+        if self.skill is not None:
+            here = self.objects.at(self.location)
+            places = self.receptacles.at(self.location) if self.receptacles is not None else here
+            for verb in MANIPULATION_VERBS:
+                if verb in self.skill.config.templates:
+                    names = places if verb == "put_down_to" else here
+                    out += [Action(verb=verb, args=[n]) for n in names]
+        out += [Action(verb=NAVIGATE, args=[w]) for w in self.waypoints.names if w != self.location]
+        out.append(Action(verb=TASK_COMPLETE))
+        return out
+
+    def note_objects(self, names: Iterable[str], where: str | None = None) -> list[str]:
+        """Objects perceived (at ``where``, default: here); returns the names refused."""
+        return self.objects.note(names, where if where is not None else self.location)
+
+    def known_objects(self) -> list[str]:
+        return self.objects.names()
 
     def execute(
         self,

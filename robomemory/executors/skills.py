@@ -1,9 +1,10 @@
 """The π0 manipulation skill loop (paper §3.4, App. F.4).
 
 A high-level action (pick_up(banana), open(oven), ...) becomes a language prompt; then, until
-the skill is judged done, max steps, a timeout or a cancel: observe (3 cameras at 224×224 +
-14-dim state) → ask the policy server for an action chunk (H×14) → apply its first m actions to
-the arm at the control rate, each clamped to the joint limits. Any error stops the arm.
+the skill is judged done, max steps, a timeout or a cancel: observe → build the request of the
+policy's layout (ALOHA: 3 cameras at 224×224 + 14-dim state; see ``layouts``) → ask the policy
+server for an action chunk (H×D) → apply its first m actions to the arm at the control rate, each
+clamped to the limits. Every policy or arm fault ends in an ActionResult and stops the arm.
 """
 
 from __future__ import annotations
@@ -17,18 +18,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, Field
 
-from robomemory.executors.arm import (
-    ACTION_DIM,
-    DEFAULT_CAMERAS,
-    Arm,
-    ArmError,
-    ArmObservation,
-    JointLimits,
-    aloha_joint_limits,
+from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits
+from robomemory.executors.base import Action, ActionResult, Observation, Outcome, rejected
+from robomemory.executors.frames import jpeg_data_url
+from robomemory.executors.known_objects import is_object_name
+from robomemory.executors.layouts import LayoutError, PolicyLayout, reset_target, resolve_layout
+from robomemory.executors.pi0 import (
+    Pi0Client,
+    PolicyError,
+    PolicyProtocolError,
+    PolicyServerError,
+    PolicyTimeout,
 )
-from robomemory.executors.base import Action, ActionResult, Observation, Outcome
-from robomemory.executors.frames import jpeg_data_url, resize_with_pad, to_chw
-from robomemory.executors.pi0 import Pi0Client, PolicyError, PolicyServerError, PolicyTimeout
 from robomemory.prompts.robot import SKILL_CHECK_SYSTEM, SkillCheck, skill_check_user
 
 log = logging.getLogger(__name__)
@@ -50,20 +51,22 @@ ERR_POLICY_SERVER = 2
 ERR_POLICY_TIMEOUT = 3
 ERR_ARM = 4
 ERR_BAD_CHUNK = 5
+ERR_POLICY_PROTOCOL = 6
 
 
 class SkillConfig(BaseModel):
     """How a skill runs; defaults follow openpi's ALOHA setup (50 Hz, 50-step chunks)."""
 
     templates: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
-    cameras: list[str] = Field(default_factory=lambda: list(DEFAULT_CAMERAS))
-    image_size: int = 224
     control_hz: float = Field(default=50.0, gt=0)
     actions_per_chunk: int = Field(default=25, ge=1, description="m: actions applied per chunk")
     max_steps: int = Field(default=1000, ge=1, description="control steps per skill")
     check_every_chunks: int = Field(default=4, ge=1, description="success check period")
     planner_camera: str = "cam_high"
     clip_frames: int = Field(default=1, ge=1, description="skill frames shown to the planner")
+    apply_reset_pose: bool = Field(
+        default=True, description="move to the server's metadata reset_pose before each skill"
+    )
 
 
 SuccessCheck = Callable[[str, ArmObservation, int], bool]
@@ -94,7 +97,11 @@ class ModelSuccessCheck:
 
 
 class Pi0Skill:
-    """Runs manipulation skills on ``arm`` with actions from a π0 policy server."""
+    """Runs manipulation skills on ``arm`` with actions from a π0 policy server.
+
+    ``layout`` (a :class:`PolicyLayout`, a built-in name or a file) defaults to the server
+    metadata's ``layout`` if it names one, else ALOHA; ``limits`` default to the layout's.
+    """
 
     def __init__(
         self,
@@ -103,12 +110,37 @@ class Pi0Skill:
         config: SkillConfig | None = None,
         limits: JointLimits | None = None,
         success_check: SuccessCheck | None = None,
+        layout: PolicyLayout | str | None = None,
     ) -> None:
         self.client = client
         self.arm = arm
         self.config = config or SkillConfig()
-        self.limits = limits or aloha_joint_limits()
         self.success_check = success_check
+        self._layout_spec = layout
+        self._layout = None if layout is None else resolve_layout(layout, {})
+        self._limits = limits
+        if client.warmup is None:
+            client.warmup = lambda meta: resolve_layout(layout, meta).example()
+
+    @property
+    def layout(self) -> PolicyLayout:
+        """The declared layout, else the one the server's metadata names (fixed once known)."""
+        if self._layout is not None:
+            return self._layout
+        found = resolve_layout(self._layout_spec, self.client.metadata)
+        if self.client.connected:
+            self._layout = found
+        return found
+
+    @property
+    def limits(self) -> JointLimits:
+        limits = self._limits or self.layout.limits()
+        if limits.dim != self.layout.action_dim:
+            raise LayoutError(
+                f"joint limits have {limits.dim} values, layout {self.layout.name} "
+                f"has {self.layout.action_dim}-dim actions"
+            )
+        return limits
 
     def instruction(self, action: Action) -> str:
         template = self.config.templates.get(action.verb)
@@ -117,17 +149,28 @@ class Pi0Skill:
         return template.format(*action.args)
 
     def policy_input(self, obs: ArmObservation, prompt: str) -> dict:
-        """openpi ALOHA input: CHW uint8 images per camera, float32 state, prompt."""
-        size = self.config.image_size
-        images = {}
-        for cam in self.config.cameras:
-            if cam in obs.images:
-                images[cam] = to_chw(resize_with_pad(obs.images[cam], size, size))
-        return {
-            "images": images,
-            "state": np.asarray(obs.state, dtype=np.float32),
-            "prompt": prompt,
-        }
+        """The request in the policy's layout (frames resized to uint8, state slices, prompt)."""
+        return self.layout.build(obs, prompt)
+
+    def move_to_reset_pose(self) -> bool:
+        """Apply the server's ``metadata["reset_pose"]`` through the arm; True if it moved.
+
+        An arm with ``move_to(target)`` gets the whole target (a smooth move is its driver's
+        job); otherwise the clamped target is applied as one action.
+        """
+        pose = self.client.metadata.get("reset_pose")
+        if pose is None or not self.config.apply_reset_pose:
+            return False
+        target = reset_target(self.layout, pose, self.arm.get_observation().state)
+        if target is None:
+            return False
+        safe, _ = self.limits.clamp(target)
+        move_to = getattr(self.arm, "move_to", None)
+        if callable(move_to):
+            move_to(safe)
+        else:
+            self.arm.apply_action(safe)
+        return True
 
     def observation(
         self, obs: ArmObservation, text: str, clip: list[np.ndarray] | None = None
@@ -155,9 +198,15 @@ class Pi0Skill:
         started = time.monotonic()
         deadline = started + timeout_s if timeout_s else None
         cancel = cancel or threading.Event()
+        bad = [a for a in action.args if not is_object_name(a)]
+        if bad or action.verb not in self.config.templates:
+            why = f"not an object name: {bad[0]!r}" if bad else f"no skill for {action.verb!r}"
+            return rejected(action, why)
         prompt = self.instruction(action)
         run = _SkillRun(self, action, prompt, started, deadline, cancel)
         try:
+            self.client.connect()  # metadata (reset_pose) and the warm-up come first
+            self.move_to_reset_pose()
             outcome, message, code = run.loop()
         except PolicyServerError as exc:
             outcome, message = Outcome.ERROR, f"policy server error: {_tail(exc)}"
@@ -168,8 +217,13 @@ class Pi0Skill:
             else:
                 outcome, message = Outcome.ERROR, f"policy timed out: {exc}"
                 code = ERR_POLICY_TIMEOUT
+        except PolicyProtocolError as exc:
+            outcome, message = Outcome.ERROR, f"bad reply from the policy: {_tail(exc)}"
+            code = ERR_POLICY_PROTOCOL
         except PolicyError as exc:
             outcome, message, code = Outcome.ERROR, f"policy unavailable: {exc}", ERR_POLICY
+        except LayoutError as exc:  # the arm's state does not fit the layout, a bad reset_pose
+            outcome, message, code = Outcome.ERROR, f"policy input: {exc}", ERR_POLICY
         except ArmError as exc:
             outcome, message, code = Outcome.ERROR, f"arm fault: {exc}", ERR_ARM
         if outcome != Outcome.SUCCEEDED:
@@ -219,6 +273,7 @@ class _SkillRun:
 
     def loop(self) -> tuple[Outcome, str, int | None]:
         cfg = self.skill.config
+        limits = self.skill.limits  # the layout is known once connected
         period = 1.0 / cfg.control_hz
         while self.steps < cfg.max_steps:
             if self.cancel.is_set():
@@ -246,7 +301,7 @@ class _SkillRun:
                     return Outcome.CANCELED, f"canceled after {self.steps} steps", None
                 if self.deadline is not None and time.monotonic() >= self.deadline:
                     return Outcome.TIMEOUT, f"timed out after {self.steps} steps", None
-                safe, n_out = self.skill.limits.clamp(row)
+                safe, n_out = limits.clamp(row)
                 self.clamped += n_out
                 self.skill.arm.apply_action(safe)
                 self.steps += 1
@@ -273,9 +328,10 @@ class _SkillRun:
         actions = out.get("actions")
         if not isinstance(actions, np.ndarray) or actions.ndim != 2:
             return None
-        if actions.shape[1] < ACTION_DIM or actions.shape[0] < 1:
+        dim = self.skill.layout.action_dim
+        if actions.shape[1] < dim or actions.shape[0] < 1 or actions.dtype.kind not in "fiu":
             return None
-        chunk = np.asarray(actions[:, :ACTION_DIM], dtype=np.float64)
-        if chunk.shape[1] != self.skill.limits.dim or not np.all(np.isfinite(chunk)):
+        chunk = np.asarray(actions[:, :dim], dtype=np.float64)
+        if not np.all(np.isfinite(chunk)):
             return None
         return chunk

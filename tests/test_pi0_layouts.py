@@ -1,0 +1,157 @@
+"""Policy layouts and the link behaviour openpi servers need, against the strict dummy server
+(layout checking, inference blocking its event loop as openpi's does). The arm is a FAKE."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from robot_servers import policy_server
+
+from robomemory.executors.arm import ArmObservation, FakeArm
+from robomemory.executors.base import Action, Outcome
+from robomemory.executors.layouts import load_layout, reset_target, resolve_layout
+from robomemory.executors.pi0 import Pi0Client, PolicyConnectionError, PolicyTimeout
+from robomemory.executors.skills import ERR_POLICY_SERVER, Pi0Skill, SkillConfig
+
+FAST = SkillConfig(control_hz=2000, actions_per_chunk=10, max_steps=20)
+CAMERAS = {
+    "aloha": ("cam_high", "cam_left_wrist", "cam_right_wrist"),
+    "droid": ("exterior_image_1_left", "wrist_image_left"),
+    "libero": ("image", "wrist_image"),
+}
+STATE_DIM = {"aloha": 14, "droid": 8, "libero": 8}
+
+
+def arm_for(name: str) -> FakeArm:
+    return FakeArm(cameras=CAMERAS[name], state=np.zeros(STATE_DIM[name]))
+
+
+@pytest.mark.parametrize(("name", "dim"), [("aloha", 14), ("droid", 8), ("libero", 7)])
+def test_each_layout_drives_the_arm_through_a_strict_server(name, dim):
+    with policy_server("--layout", name, "--block") as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}")
+        arm = arm_for(name)
+        try:
+            res = Pi0Skill(client, arm, FAST, layout=name).run(Action(verb="pick_up", args=["cup"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.SUCCEEDED, res.message
+    assert len(arm.applied) == 20 and arm.applied[0].shape == (dim,)
+    assert client.warmups == 1  # the blank request of the layout was accepted too
+
+
+def test_a_layout_mismatch_is_the_servers_error_not_a_silent_success():
+    with policy_server("--layout", "droid", "--block") as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}", warmup_timeout_s=5)
+        client.warmup = lambda meta: None  # skip the warm-up: the first skill request must fail
+        arm = arm_for("aloha")
+        try:
+            res = Pi0Skill(client, arm, FAST, layout="aloha").run(Action(verb="open", args=["box"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.ERROR and res.error_code == ERR_POLICY_SERVER
+    assert "does not match layout droid" in res.message and arm.applied == []
+
+
+def test_layout_named_by_the_server_metadata_and_reset_pose_applied():
+    args = ("--layout", "libero", "--announce-layout", "--reset-pose", "0.1,0,0,0,0,0,0.5")
+    with policy_server(*args) as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}")
+        arm = arm_for("libero")
+        skill = Pi0Skill(client, arm, FAST)
+        try:
+            res = skill.run(Action(verb="pick_up", args=["cup"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.SUCCEEDED and skill.layout.name == "libero"
+    np.testing.assert_allclose(arm.applied[0], [0.1, 0, 0, 0, 0, 0, 0.5])
+    assert len(arm.applied) == 21  # the reset move, then 20 policy steps
+
+
+def test_aloha_reset_pose_goes_to_both_arms_and_keeps_the_grippers():
+    layout = load_layout("aloha")
+    state = np.arange(14, dtype=float)
+    target = reset_target(layout, [0, -1.5, 1.5, 0, 0, 0], state)
+    np.testing.assert_allclose(target[0:6], [0, -1.5, 1.5, 0, 0, 0])
+    np.testing.assert_allclose(target[7:13], [0, -1.5, 1.5, 0, 0, 0])
+    assert target[6] == 6 and target[13] == 13
+    with pytest.raises(ValueError):
+        reset_target(layout, [0, 1, 2], state)
+
+
+def test_user_layout_file_and_float_frames_scaled_like_openpi(tmp_path):
+    path = tmp_path / "my_arm.yaml"
+    path.write_text(
+        "cameras: {front: observation/front}\nimage_size: 32\n"
+        "state: [{key: observation/q, dim: 6}]\naction_dim: 6\n"
+    )
+    layout = load_layout(path)
+    assert layout.name == "my_arm" and layout.image_layout == "HWC"
+    frame = np.full((64, 64, 3), 0.5, dtype=np.float32)
+    req = layout.build(ArmObservation({"front": frame}, np.ones(6)), "wave")
+    img = req["observation/front"]
+    assert img.dtype == np.uint8 and img.shape == (32, 32, 3) and img[16, 16, 0] == 127
+    assert layout.problems(req) == [] and req["observation/q"].shape == (6,)
+    assert load_layout("aloha").problems(req)  # another layout sees what is missing
+    with pytest.raises(ValueError, match="unknown policy layout"):
+        load_layout("nope")
+    assert resolve_layout(None, {"layout": "droid"}).name == "droid"
+    assert resolve_layout(None, {"reset_pose": [0] * 6}).name == "aloha"
+
+
+def test_pings_off_by_default_survive_a_blocking_inference():
+    with policy_server("--block", "--slow-on", "slow", "--slow-s", "1.2") as (_, port):
+        url = f"ws://127.0.0.1:{port}"
+        obs = load_layout("aloha").example() | {"prompt": "slow"}
+        quiet = Pi0Client(url, infer_timeout_s=5)
+        assert quiet.infer(obs)["actions"].shape == (50, 14)
+        quiet.close()
+        # With pings, the blocked server cannot answer them and the link dies (close 1011).
+        pinging = Pi0Client(url, infer_timeout_s=5, ping_interval_s=0.2, ping_timeout_s=0.2)
+        with pytest.raises(PolicyConnectionError):
+            pinging.infer(obs)
+        pinging.close()
+
+
+def test_cold_start_warm_up_and_reconnect_to_a_busy_server():
+    with policy_server("--block", "--slow-on", "slow", "--slow-s", "1.0") as (_, port):
+        url = f"ws://127.0.0.1:{port}"
+        blank = load_layout("aloha").example()
+        # The warm-up (a compile on a real server) gets its own long timeout.
+        client = Pi0Client(
+            url,
+            infer_timeout_s=0.3,
+            connect_timeout_s=5,
+            warmup=lambda meta: blank | {"prompt": "slow warm-up"},
+            warmup_timeout_s=5,
+        )
+        client.connect()
+        assert client.warmups == 1
+        client.warmup = None
+        with pytest.raises(PolicyTimeout):
+            client.infer(blank | {"prompt": "slow"})
+        # The server is still busy with the stale request: the reconnect waits the connect
+        # timeout for its metadata, not the 0.3 s inference timeout.
+        assert client.infer(blank)["actions"].shape == (50, 14)
+        client.close()
+
+
+def test_bench_reports_every_layout(capsys):
+    from robomemory.cli import main
+
+    assert main(["bench", "pi0-client", "-n", "3", "--warmup", "1"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"[{name}]" in out for name in ("aloha", "droid", "libero"))
+    assert "(H,8) chunk" in out and "(H,7) chunk" in out
+
+
+def test_an_arm_that_does_not_fit_the_layout_is_an_error_result():
+    with policy_server("--layout", "aloha", "--block") as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}")
+        arm = FakeArm(state=np.zeros(7))  # a 7-dof arm behind an ALOHA (14) policy
+        try:
+            res = Pi0Skill(client, arm, FAST).run(Action(verb="pick_up", args=["cup"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.ERROR and "7 values, 14 needed" in res.message
+    assert arm.applied == [] and arm.stop_calls == 1
