@@ -14,9 +14,11 @@ asked about). Without this, one hop into a room pulls every object in it.
 What the resolver is shown (:meth:`LocalGraph.shown`): the *candidates* — old edges of G_local
 that G_new does not restate and that share a vertex with G_new (the only old edges the
 observation can contradict) — and the *evidence* — the edges of G_new sharing a vertex with a
-candidate; through a hub, only G_new's fresh edges count as evidence. Old edges that G_new
-restates are unchanged facts and are not shown; fresh edges with no candidate next to them are
-added without asking.
+candidate; through a hub, only a fresh edge with the same subject counts ("I at hall" is
+evidence against "I at kitchen" although the robot is a hub; "jar at kitchen" is no evidence
+about "table at kitchen"). Old edges that G_new restates are unchanged facts and are not shown;
+fresh edges with no candidate next to them are added without asking. The price: that a thing
+left a hub unseen is not inferred from the hub's other contents.
 """
 
 from __future__ import annotations
@@ -167,8 +169,11 @@ def select_local(
     fresh_keys = {edge_key(t) for t in fresh}
 
     def supports(t: Triple, cand: Triple) -> bool:
-        shared = _ends(t) & _ends(cand)
-        return bool(shared) and (edge_key(t) in fresh_keys or bool(shared - hubs))
+        """Evidence shares a vertex with the candidate; through a hub, only a fresh edge with
+        the same subject (the hub itself changed, e.g. the robot moved) counts."""
+        if _ends(t) & _ends(cand) - hubs:
+            return True
+        return t.subject == cand.subject and t.subject in hubs and edge_key(t) in fresh_keys
 
     local.evidence = [t for t in new if any(supports(t, c) for c in candidates)]
     local.candidates = [c for c in candidates if any(supports(t, c) for t in local.evidence)]
