@@ -38,16 +38,17 @@ log = logging.getLogger(__name__)
 
 FORMAT = "robomemory-spatial-1"
 SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE vertices (name TEXT PRIMARY KEY, embedding BLOB NOT NULL);
 CREATE TABLE edges (
     id INTEGER PRIMARY KEY, subject TEXT NOT NULL, relation TEXT NOT NULL,
     object TEXT NOT NULL, valid_from_step INTEGER NOT NULL, invalidated_at_step INTEGER,
     episode_id TEXT
 );
-CREATE INDEX edges_valid ON edges (invalidated_at_step);
-CREATE TABLE updates (key TEXT PRIMARY KEY);
+CREATE TABLE updates (key TEXT PRIMARY KEY) WITHOUT ROWID;
 """
+# Few B-trees (small tables WITHOUT ROWID, no secondary index): a step touches few pages. The
+# store is read whole on open, so no query needs an index.
 
 _registry: dict[Path, tuple[SqliteGraphStore, int]] = {}
 _registry_lock = threading.Lock()
