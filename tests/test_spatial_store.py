@@ -57,9 +57,9 @@ def spatial_only(tmp_path) -> MemoryConfig:
 
 HOLDER = """
 import sys
-from robomemory.config import SpatialConfig
-from robomemory.memory.spatial import open_graph_store
-store = open_graph_store(SpatialConfig(), sys.argv[1], sys.argv[2])
+from pathlib import Path
+from robomemory.memory.stores.graph_sqlite import open_sqlite_store
+store = open_sqlite_store(Path(sys.argv[1], "spatial", sys.argv[2] + ".sqlite3"), sys.argv[2])
 print("open", flush=True)
 sys.stdin.readline()
 store.close()
