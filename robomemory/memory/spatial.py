@@ -202,13 +202,15 @@ class SpatialMemory:
 
     # ---- embeddings --------------------------------------------------------------------------
     def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        """Embeddings of ``texts``, cached (retrieval and update may call this at once)."""
+        found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             if len(self._cache) + len(missing) > _CACHE_MAX:
                 self._cache.clear()
             for text, vec in zip(missing, self.embedder.embed_documents(missing), strict=True):
-                self._cache[text] = list(vec)
-        return [self._cache[t] for t in texts]
+                found[text] = self._cache[text] = list(vec)
+        return [found[t] for t in texts]
 
     def _embed_names(self, names: Sequence[str]) -> dict[str, list[float]]:
         return dict(zip(names, self._vectors(names), strict=True)) if names else {}
