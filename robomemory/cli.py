@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 BENCHES: dict[str, tuple[str, str]] = {
     "memory-latency": ("robomemory.eval.memory_latency", "memory update+retrieve wall time"),
     "kg-growth": ("robomemory.eval.kg_growth", "spatial KG size vs resolver load per step"),
+    "memory-scale": ("robomemory.eval.memory_scale", "per-step memory costs as memories grow"),
     "pi0-client": ("robomemory.eval.pi0_client", "π0 client round-trip overhead"),
     "sim-aloha": ("robomemory.eval.sim_aloha", "π0 skill loop on a MuJoCo ALOHA arm (sim extra)"),
     "suite": ("robomemory.eval.suite", "SR/GC of agents and ablations on a suite"),

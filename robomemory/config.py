@@ -44,6 +44,9 @@ class SpatialConfig(BaseModel):
     backend: Literal["networkx", "neo4j"] = "networkx"
     top_n: int = Field(default=3, ge=1, description="n: vertices per query by cosine similarity.")
     k_hops: int = Field(default=2, ge=0, description="K: hop expansion.")
+    hub_degree: int | None = Field(
+        default=6, ge=1, description="K-hop does not expand through vertices with more edges."
+    )
     neo4j_uri: str | None = None
     neo4j_user_env: str = "NEO4J_USER"
     neo4j_password_env: str = "NEO4J_PASSWORD"

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -40,6 +43,41 @@ def test_kg_growth_command_prints_json(capsys):
     assert {"step", "vertices", "edges", "sent_vertices", "sent_edges", "ratio"} <= set(row)
 
 
+def test_kg_growth_accepts_a_generated_game_file(tmp_path, capsys):
+    """A `tw-make custom` world given by path: the resolver load stays small, where-is right."""
+    game = tmp_path / "world.z8"
+    tw_make = Path(sys.executable).parent / "tw-make"
+    subprocess.run(
+        [
+            tw_make,
+            "custom",
+            "--world-size",
+            "6",
+            "--nb-objects",
+            "24",
+            "--quest-length",
+            "3",
+            "--seed",
+            "5",
+            "--output",
+            game,
+            "--silent",
+        ],  # fmt: skip
+        check=True,
+        timeout=300,
+    )
+    code = cli_main(["bench", "kg-growth", "--game", str(game), "--embedder", "fake", "--json"])
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert code == 0 and summary["where_is_correct"] == summary["where_is_checked"] > 5
+    assert summary["final_edges"] > 30 and summary["resolver_calls"] > 5
+    assert summary["sent_edges_max"] <= 20 < summary["local_edges_max"]
+
+
+def test_kg_growth_names_a_missing_game_file(capsys):
+    code = cli_main(["bench", "kg-growth", "--game", "/nowhere/world.z8", "--embedder", "fake"])
+    assert code == 2 and "no game file /nowhere/world.z8" in capsys.readouterr().err
+
+
 def test_resolver_load_stays_bounded_as_the_graph_grows():
     """50 rooms visited one after another: the KG grows linearly, G_local does not."""
 
@@ -58,11 +96,13 @@ def test_resolver_load_stays_bounded_as_the_graph_grows():
         NetworkxGraphStore("g"),
         DeterministicFakeEmbedding(size=64),
     )
-    sent = []
+    sent, local = [], []
     for step in range(50):
         room = f"room{step}"
         stats = mem.update(room, [room, "I"], step=step, episode_id="e", llm=llm)
         sent.append(stats.sent_edges)
+        local.append(stats.local_edges)
     assert stats.edges == 50 * 3 + 1
-    assert max(sent) <= 3 * (1 + 3 + 9) + 4  # (n per query)·(D^0+D^1+D^2) old edges + new ones
+    assert max(local) <= 3 * (1 + 3 + 9) + 4  # (n per query)·(D^0+D^1+D^2) old edges + new ones
+    assert sent[1:] == [2] * 49  # the resolver sees "I at <last room>" and "I at <this room>"
     assert [t.text() for t in mem.triples() if t.subject == "I"] == ["I at room49"]

@@ -34,7 +34,7 @@ def load_triples(cfg: MemoryConfig, handles: MemoryHandles) -> list[Triple]:
     from robomemory.memory.spatial import SpatialMemory, open_graph_store
     from robomemory.models import make_embedder
 
-    store = open_graph_store(cfg.spatial, cfg.data_dir, handles.spatial_graph_id)
+    store = open_graph_store(cfg.spatial, cfg.data_dir, handles.spatial_graph_id, read_only=True)
     try:
         # reading triples computes no embedding; the hash embedder only satisfies the signature
         memory = SpatialMemory(cfg.spatial, store, make_embedder(ModelConfig(embedder="fake")))

@@ -1,16 +1,19 @@
 """`robomemory bench kg-growth`: spatial KG size vs resolver load per step (paper Fig. 7).
 
-Replays a bundled TextWorld game's walkthrough. At every step Algorithm 2 runs for real
+Replays a TextWorld game's walkthrough (a bundled game or any game file, e.g. a large
+``tw-make custom`` world) after a tour of every room. At every step Algorithm 2 runs for real
 (graph store, embeddings, induced subgraph, merge, pruning); only the two model answers come
 from :class:`~robomemory.eval.kg_oracle.FactsOracle`, a FAKE model reading the game's facts.
-Reports per step the KG's size and the vertices/edges sent to the resolver, and at the end
-whether the KG's "where is X" matches the game for every object the robot has seen.
+Reports per step the KG's size, |E(G_local)| and the edges sent to the resolver, and at the end
+the sent edges' max/median and whether the KG's "where is X" matches the game for every object
+the robot has seen.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +23,11 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from robomemory.config import ModelConfig, SpatialConfig
 from robomemory.eval.kg_oracle import FactsOracle, location_accuracy
 from robomemory.executors.base import Action
+from robomemory.executors.envs.textworld import (
+    TextWorldExecutor,
+    resolve_game,
+    walkthrough_actions,
+)
 from robomemory.memory.spatial import SpatialMemory, normalize_name, open_graph_store
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
@@ -37,6 +45,7 @@ class StepRow:
     history: int
     sent_vertices: int
     sent_edges: int
+    local_edges: int
     new_edges: int
     resolver_called: bool
     invalidated: int
@@ -49,14 +58,33 @@ class KGGrowthReport:
     game: str
     top_n: int
     k_hops: int
+    hub_degree: int | None = None
     rows: list[StepRow] = field(default_factory=list)
     objects: int = 0
     correct: int = 0
     checked: int = 0
     wrong: list[str] = field(default_factory=list)
 
+    def summary(self) -> dict[str, float | int]:
+        """Resolver load over the run (all updates, and those that asked the resolver),
+        the final KG and the where-is accuracy."""
+        sent = [r.sent_edges for r in self.rows]
+        asked = [r.sent_edges for r in self.rows if r.resolver_called]
+        return {
+            "steps": len(self.rows),
+            "final_edges": self.rows[-1].edges if self.rows else 0,
+            "max_edges": max((r.edges for r in self.rows), default=0),
+            "sent_edges_max": max(sent, default=0),
+            "sent_edges_median": statistics.median(sent) if sent else 0,
+            "sent_edges_median_when_asked": statistics.median(asked) if asked else 0,
+            "resolver_calls": len(asked),
+            "local_edges_max": max((r.local_edges for r in self.rows), default=0),
+            "where_is_correct": self.correct,
+            "where_is_checked": self.checked,
+        }
+
     def as_dict(self) -> dict:
-        return asdict(self)
+        return asdict(self) | {"summary": self.summary()}
 
 
 def make_bench_embedder(kind: str) -> Embeddings:
@@ -107,21 +135,18 @@ def run_kg_growth(
     tour: bool = True,
 ) -> KGGrowthReport:
     """Replay ``game``'s walkthrough (after a tour of every room when ``tour``) through
-    spatial memory with the facts oracle."""
-    from robomemory.executors.envs.textworld import (
-        TextWorldExecutor,
-        bundled_game,
-        walkthrough_actions,
-    )
-
+    spatial memory with the facts oracle; ``game`` is a bundled game's name or a game file
+    (its walkthrough ``.json`` beside it)."""
     cfg = cfg or SpatialConfig()
-    path = Path(game) if game.endswith(".z8") and Path(game).exists() else bundled_game(game)
+    path = resolve_game(game)
     oracle = FactsOracle()
     llm = StructuredLLM(ScriptedChatModel(responder=oracle), max_retries=0).for_node("spatial")
-    report = KGGrowthReport(game=game, top_n=cfg.top_n, k_hops=cfg.k_hops)
+    report = KGGrowthReport(
+        game=game, top_n=cfg.top_n, k_hops=cfg.k_hops, hub_degree=cfg.hub_degree
+    )
     seen: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
-        store = open_graph_store(cfg, Path(data_dir or tmp), f"kg_growth_{game}")
+        store = open_graph_store(cfg, Path(data_dir or tmp), f"kg_growth_{path.stem}")
         memory = SpatialMemory(cfg, store, embedder or make_bench_embedder("fake"))
         executor = TextWorldExecutor(path)
         try:
@@ -150,6 +175,7 @@ def run_kg_growth(
                         history=len(memory.triples(include_invalid=True)) - stats.edges,
                         sent_vertices=stats.sent_vertices,
                         sent_edges=stats.sent_edges,
+                        local_edges=stats.local_edges,
                         new_edges=stats.new_edges,
                         resolver_called=len(llm.llm.chat_model.calls) - calls > 1,
                         invalidated=oracle.deleted - deleted,
@@ -169,16 +195,22 @@ def run_kg_growth(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default=DEFAULT_GAME, help="bundled game name or a .z8 path")
+    parser.add_argument(
+        "--game", default=DEFAULT_GAME, help="bundled game name or a game file (.z8/.ulx)"
+    )
     parser.add_argument("--embedder", choices=["minilm", "fake"], default="minilm")
     parser.add_argument("--top-n", type=int, default=SpatialConfig().top_n)
     parser.add_argument("--k-hops", type=int, default=SpatialConfig().k_hops)
+    parser.add_argument(
+        "--hub-degree", type=int, default=SpatialConfig().hub_degree, help="0: no hub limit"
+    )
     parser.add_argument("--no-tour", action="store_true", help="walkthrough only, no room tour")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def main(args: argparse.Namespace) -> int:
-    cfg = SpatialConfig(top_n=args.top_n, k_hops=args.k_hops)
+    hub = args.hub_degree or None
+    cfg = SpatialConfig(top_n=args.top_n, k_hops=args.k_hops, hub_degree=hub)
     report = run_kg_growth(
         args.game, make_bench_embedder(args.embedder), cfg, tour=not args.no_tour
     )
@@ -194,9 +226,10 @@ def _print_table(report: KGGrowthReport) -> None:
     from rich.table import Table
 
     table = Table(
-        caption="sent = G_local handed to the resolver; ratio = sent E / |E(G ∪ G_new)|; "
-        "res = resolver asked; inv = edges it invalidated",
-        title=f"kg-growth: {report.game} (n={report.top_n}, K={report.k_hops})",
+        caption="local E = |E(G_local)|; sent = edges in the resolver's prompt; "
+        "ratio = sent E / |E(G ∪ G_new)|; res = resolver asked; inv = edges it invalidated",
+        title=f"kg-growth: {report.game} (n={report.top_n}, K={report.k_hops}, "
+        f"hub>{report.hub_degree})",
     )
     for col in (
         "step",
@@ -204,6 +237,7 @@ def _print_table(report: KGGrowthReport) -> None:
         "|V|",
         "|E|",
         "hist",
+        "local E",
         "sent V",
         "sent E",
         "new",
@@ -219,6 +253,7 @@ def _print_table(report: KGGrowthReport) -> None:
             str(r.vertices),
             str(r.edges),
             str(r.history),
+            str(r.local_edges),
             str(r.sent_vertices),
             str(r.sent_edges),
             str(r.new_edges),
@@ -228,12 +263,14 @@ def _print_table(report: KGGrowthReport) -> None:
         )
     console = Console(width=max(110, Console().width))
     console.print(table)
-    sent = [r.sent_edges for r in report.rows]
+    s = report.summary()
     console.print(
         f"final KG: {report.rows[-1].vertices} vertices, {report.rows[-1].edges} valid edges, "
-        f"{report.rows[-1].history} invalidated; sent edges per step: max {max(sent)}, "
-        f"mean {sum(sent) / len(sent):.1f}; where-is accuracy {report.correct}/{report.checked} "
-        f"seen objects ({report.objects} in the world)"
+        f"{report.rows[-1].history} invalidated; edges sent to the resolver per update: "
+        f"max {s['sent_edges_max']}, median {s['sent_edges_median']} "
+        f"({s['sent_edges_median_when_asked']} over the {s['resolver_calls']} updates that asked "
+        f"it); where-is accuracy {report.correct}/{report.checked} seen objects "
+        f"({report.objects} in the world)"
     )
     for line in report.wrong:
         console.print(f"  wrong: {line}")

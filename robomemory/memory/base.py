@@ -54,7 +54,8 @@ class SpatialUpdateStats(BaseModel):
     vertices: int = 0
     edges: int = 0
     sent_vertices: int = 0
-    sent_edges: int = 0
+    sent_edges: int = Field(default=0, description="Edges in the resolver's prompt.")
+    local_edges: int = Field(default=0, description="|E(G_local)|: old edges + fresh new ones.")
     new_edges: int = 0
     ops_applied: int = 0
     ops_rejected: int = 0

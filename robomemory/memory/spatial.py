@@ -6,30 +6,33 @@ valid edges gives V_retrieved, and V_merged = V_retrieved ∪ V_new; (4) G_local
 of G ∪ G_new induced by V_merged (old and new edges); (5) the conflict resolver (model) sees
 G_local's edges under small integer ids and answers delete / modify / add; (6) the result is
 merged back: deleted or modified edges are invalidated (kept as history), not erased;
-(7) vertices left without a valid edge are pruned.
+(7) vertices left without a valid edge are pruned. Steps 2–4, 6 and 7 are the pure functions of
+:mod:`~robomemory.memory.spatial_algorithm`; this module embeds, calls the model and the store.
 
-Choices beyond the paper, all for safety:
-- K-hop seeds are V_similar plus the vertices of G_new already in G, so an object's old
-  location is in G_local even when no query names the object (bounded by |V_new|·D^K).
-- The resolver is asked only when G_new is non-empty and G_local holds an old edge that G_new
-  does not restate; otherwise there is nothing to resolve and G_new is merged as is.
-- Only old edges that G_new does not restate get ids; G_new (true now) is listed without ids,
-  so the resolver can invalidate old edges but not drop what the robot just observed.
+Choices beyond the paper, for locality and safety (details in ``spatial_algorithm``):
+- Hubs (vertices with more than ``hub_degree`` edges: rooms, the robot carrying things) are not
+  expanded through by K-hop; the vertices of G_new's fresh edges add their old relations one
+  hop out, so an object's old location is in G_local even when no query names it.
+- The resolver sees only the old edges of G_local that G_new does not restate and that touch
+  G_new (the candidates, with ids), and the edges of G_new next to them (the evidence, without
+  ids: the resolver can invalidate old edges but not drop what the robot observes now). It is
+  asked only when there are both; otherwise G_new's fresh edges are merged as they are.
 - The resolver's answer is all-or-nothing: if any operation names an unknown id or is malformed,
   every operation is rejected (counted in ``ops_rejected``). Rejected, unparseable or failed
-  answers never delete: the old edges stay and G_new is added (it is what the robot observes
-  now); a contradiction left that way is in G_local next step and is resolved then.
+  answers never delete: the old edges stay and G_new is added.
 - An extractor failure yields no new relations.
 - Updates are idempotent per (episode_id, step): the key is stored atomically with the change.
 - Validity steps are monotonic per robot (lifelong): a step not above the graph's last one
   (a caller counting steps per task) is stamped last + 1; ``SpatialUpdateStats.step`` is it.
+- Spatial memories sharing a store share one update lock (two agents on threads of a process).
 """
 
 from __future__ import annotations
 
 import logging
-import re
+import os
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -37,41 +40,44 @@ from langchain_core.embeddings import Embeddings
 
 from robomemory.config import SpatialConfig
 from robomemory.memory.base import SceneGrounding, SpatialUpdateStats, Triple
-from robomemory.memory.stores.graph_store import GraphChange, GraphStore
+from robomemory.memory.spatial_algorithm import (
+    GraphChange,
+    LocalGraph,
+    Resolution,
+    apply_decision,
+    edge_key,
+    k_hop,
+    make_triple,
+    normalize_name,
+    normalize_relation,
+    resolver_ids,
+    select_local,
+    top_n,
+)
+from robomemory.memory.stores.graph_sqlite import open_sqlite_store, read_sqlite_graph
+from robomemory.memory.stores.graph_store import GraphStore
 from robomemory.prompts import spatial as prompts
 from robomemory.structured import NodeLLM
 
+__all__ = [
+    "SpatialMemory",
+    "make_triple",
+    "normalize_name",
+    "normalize_relation",
+    "open_graph_store",
+    "render_triples",
+]
+
 log = logging.getLogger(__name__)
 
-_ARTICLES = re.compile(r"^(the|a|an|some)\s+")
-# Names by which an observation or a model refers to the robot itself (and what it carries).
-_SELF = {"i", "me", "myself", "robot", "agent", "you", "yourself", "inventory", "your inventory"}
 _CACHE_MAX = 4096
-
-Key = tuple[str, str, str]
-
-
-def normalize_name(name: str) -> str:
-    """Canonical vertex name: lower case, single spaces, no leading article; the robot is 'I'."""
-    text = " ".join(str(name).strip().lower().split())
-    text = _ARTICLES.sub("", text)
-    return "I" if text in _SELF else text
+_update_locks: weakref.WeakKeyDictionary[GraphStore, threading.Lock] = weakref.WeakKeyDictionary()
+_update_locks_guard = threading.Lock()
 
 
-def normalize_relation(relation: str) -> str:
-    return " ".join(str(relation).strip().lower().split())
-
-
-def _key(t: Triple) -> Key:
-    return (t.subject, t.relation, t.object)
-
-
-def make_triple(subject: str, relation: str, obj: str) -> Triple | None:
-    """A normalized triple, or None when a part is empty or it is a self-loop."""
-    s, r, o = normalize_name(subject), normalize_relation(relation), normalize_name(obj)
-    if not (s and r and o) or s == o:
-        return None
-    return Triple(subject=s, relation=r, object=o)
+def _update_lock(store: GraphStore) -> threading.Lock:
+    with _update_locks_guard:
+        return _update_locks.setdefault(store, threading.Lock())
 
 
 def _robot_facts(grounding: SceneGrounding) -> list[Triple]:
@@ -112,18 +118,21 @@ class SpatialMemory:
         self.store = store
         self.embedder = embedder
         self._cache: dict[str, list[float]] = {}
-        self._lock = threading.Lock()
+        self._lock = _update_lock(store)
 
     # ---- retrieval ---------------------------------------------------------------------------
     def retrieve(self, queries: list[str]) -> list[Triple]:
         """Valid edges among the top-n vertices per query and their K-hop neighbourhood.
 
         Retrieval follows edges both ways ("I hold apple" answers a query about the apple);
-        the update's local subgraph follows outgoing edges only (the paper's O(D^K) bound)."""
+        the update's local subgraph follows outgoing edges only (the paper's O(D^K) bound).
+        Neither expands through hubs."""
         similar = self._similar(queries)
         if not similar:
             return []
-        return self.store.edges_among(self.store.k_hop(similar, self.cfg.k_hops, undirected=True))
+        cfg = self.cfg
+        near = k_hop(self.store, similar, cfg.k_hops, undirected=True, hub_degree=cfg.hub_degree)
+        return self.store.edges_among(near)
 
     def triples(self, include_invalid: bool = False) -> list[Triple]:
         """Every valid edge, plus the invalidated history when asked."""
@@ -145,51 +154,54 @@ class SpatialMemory:
         With ``grounding`` the extractor relates only the names perception reports, and the
         robot's place and holdings are added as its own facts."""
         key = f"{episode_id}:{step}"
+        if self.store.has_update(key):
+            return self._skipped(step)
+        new = self._extract(summary, llm, grounding)  # reads no graph state: outside the lock
         with self._lock:
             if self.store.has_update(key):
-                v, e = self.store.size()
-                return SpatialUpdateStats(step=step, vertices=v, edges=e, skipped=True)
+                return self._skipped(step)
             last = self.store.last_step()
             step = step if last is None or step > last else last + 1  # monotonic per robot
-            new = self._extract(summary, llm, grounding)
-            existing = self.store.vertex_names()
-            similar = self._similar(queries)
-            v_new = {t.subject for t in new} | {t.object for t in new}
-            retrieved = self.store.k_hop(similar | (v_new & existing), self.cfg.k_hops) | similar
-            merged = retrieved | v_new
-            old_local = self.store.edges_among(merged)
-            old_by_key = {_key(t): t for t in old_local}
-            fresh = [t for t in new if _key(t) not in old_by_key]
+            local = select_local(
+                self.store,
+                self._similar(queries),
+                new,
+                k=self.cfg.k_hops,
+                hub_degree=self.cfg.hub_degree,
+            )
             stats = SpatialUpdateStats(
                 step=step,
-                sent_vertices=len(merged),
-                sent_edges=len(old_local) + len(fresh),
-                new_edges=len(fresh),
+                sent_vertices=local.sent_vertices,
+                sent_edges=local.sent_edges,
+                local_edges=local.edges,
+                new_edges=len(local.fresh),
             )
-            add, invalidate = list(fresh), []
-            restated = {_key(t) for t in new}
-            if new and any(_key(t) not in restated for t in old_local):
-                add, invalidate = self._resolve(new, old_local, old_by_key, fresh, llm, stats)
-            names = {t.subject for t in add} | {t.object for t in add}
+            res = self._resolve(local, llm) if local.needs_resolver else Resolution(local.fresh)
+            stats.ops_applied, stats.ops_rejected = res.applied, res.rejected
+            names = {n for t in res.add for n in (t.subject, t.object)}
             change = GraphChange(
                 key=key,
                 step=step,
                 episode_id=episode_id,
-                vertices=self._embed_names(sorted(names - existing)),
-                add=add,
-                invalidate=invalidate,
+                vertices=self._embed_names(sorted(names - self.store.known_vertices(names))),
+                add=res.add,
+                invalidate=res.invalidate,
             )
             self.store.apply(change)
             stats.vertices, stats.edges = self.store.size()
             return stats
 
+    def _skipped(self, step: int) -> SpatialUpdateStats:
+        v, e = self.store.size()
+        return SpatialUpdateStats(step=step, vertices=v, edges=e, skipped=True)
+
     def _extract(
         self, summary: str, llm: NodeLLM, grounding: SceneGrounding | None = None
     ) -> list[Triple]:
-        out: dict[Key, Triple] = {}
+        out: dict[tuple[str, str, str], Triple] = {}
         if grounding is not None:
             for t in _robot_facts(grounding):
-                out.setdefault(_key(t), t)
+                out.setdefault(edge_key(t), t)
         names = _grounded_names(grounding)
         if not summary.strip() or (grounding is not None and len(names) < 2):
             return list(out.values())
@@ -209,60 +221,38 @@ class SpatialMemory:
         for part in parts:
             t = make_triple(*part)
             if t is not None:
-                out.setdefault(_key(t), t)
+                out.setdefault(edge_key(t), t)
         return list(out.values())
 
-    def _resolve(
-        self,
-        new: list[Triple],
-        old_local: list[Triple],
-        old_by_key: dict[Key, Triple],
-        fresh: list[Triple],
-        llm: NodeLLM,
-        stats: SpatialUpdateStats,
-    ) -> tuple[list[Triple], list[int]]:
-        """Ask the conflict resolver; return (edges to add, store ids to invalidate).
-
-        Only old edges that G_new does not restate get ids: G_new is what the robot observes
-        now, so the resolver cannot delete it (a small model otherwise drops the new edge)."""
-        restated = {_key(t) for t in new}
-        ids = dict(enumerate((t for t in old_local if _key(t) not in restated), start=1))
-        shown_old = [(i, t.text()) for i, t in ids.items()]
+    def _resolve(self, local: LocalGraph, llm: NodeLLM) -> Resolution:
+        """Ask the conflict resolver about the candidates, given the evidence; apply its
+        answer with :func:`apply_decision` (all or nothing)."""
+        shown = [(i, t.text()) for i, t in resolver_ids(local).items()]
         res = llm.call(
             prompts.ResolverDecision,
             prompts.RESOLVE_SYSTEM,
-            prompts.resolve_user(shown_old, [t.text() for t in new]),
+            prompts.resolve_user(shown, [t.text() for t in local.evidence]),
             fallback=prompts.ResolverDecision(),
         )
         d = res.value
-        n_ops = len(d.delete) + len(d.modify) + len(d.add)
-        removed = list(d.delete) + [m.id for m in d.modify]
-        extra = [make_triple(m.subject, m.relation, m.object) for m in d.modify]
-        extra += [make_triple(a.subject, a.relation, a.object) for a in d.add]
-        if any(i not in ids for i in removed) or any(t is None for t in extra):
-            log.warning("spatial resolver: rejected %d ops (unknown id or malformed)", n_ops)
-            stats.ops_rejected = n_ops
-            return list(fresh), []
-        stats.ops_applied = n_ops
-        invalidate = sorted({ids[i].id for i in removed if ids[i].id is not None})
-        add = list(fresh)
-        kept = {_key(t) for t in old_by_key.values() if t.id not in invalidate}
-        seen = {_key(t) for t in add} | kept
-        for t in extra:
-            if t is not None and _key(t) not in seen:
-                add.append(t)
-                seen.add(_key(t))
-        return add, invalidate
+        return apply_decision(
+            local,
+            delete=d.delete,
+            modify=[(m.id, make_triple(m.subject, m.relation, m.object)) for m in d.modify],
+            add=[make_triple(a.subject, a.relation, a.object) for a in d.add],
+        )
 
     # ---- embeddings --------------------------------------------------------------------------
     def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        """Embeddings of ``texts``, cached (retrieval and update may call this at once)."""
+        found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             if len(self._cache) + len(missing) > _CACHE_MAX:
                 self._cache.clear()
             for text, vec in zip(missing, self.embedder.embed_documents(missing), strict=True):
-                self._cache[text] = list(vec)
-        return [self._cache[t] for t in texts]
+                found[text] = self._cache[text] = list(vec)
+        return [found[t] for t in texts]
 
     def _embed_names(self, names: Sequence[str]) -> dict[str, list[float]]:
         return dict(zip(names, self._vectors(names), strict=True)) if names else {}
@@ -271,24 +261,22 @@ class SpatialMemory:
         qs = [q.strip() for q in queries if q and q.strip()]
         if not qs:
             return set()
-        out: set[str] = set()
-        for vec in self._vectors(qs):
-            out |= {name for name, _ in self.store.similar_vertices(vec, self.cfg.top_n)}
-        return out
+        return top_n(self.store, self._vectors(qs), self.cfg.top_n)
 
 
-def open_graph_store(cfg: SpatialConfig, data_dir: Path, graph_id: str) -> GraphStore:
-    """Open a robot's graph: networkx JSON under ``data_dir`` (default) or Neo4j over Bolt."""
+def open_graph_store(
+    cfg: SpatialConfig, data_dir: Path, graph_id: str, *, read_only: bool = False
+) -> GraphStore:
+    """Open a robot's graph: SQLite under ``data_dir/spatial`` (default; one shared object per
+    file in a process, one writing process per file) or Neo4j over Bolt. ``read_only``: a
+    snapshot that takes no lock (inspecting a robot that is running)."""
     if cfg.backend == "neo4j":
-        import os
-
         from robomemory.memory.stores.graph_neo4j import Neo4jGraphStore
 
         uri = cfg.neo4j_uri or os.environ.get("NEO4J_URI")
         if not uri:
             raise ValueError("spatial backend 'neo4j' needs spatial.neo4j_uri or NEO4J_URI")
         return Neo4jGraphStore.from_env(graph_id, uri, cfg.neo4j_user_env, cfg.neo4j_password_env)
-    from robomemory.memory.stores.graph_nx import NetworkxGraphStore
-
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in graph_id)
-    return NetworkxGraphStore(graph_id, Path(data_dir) / "spatial" / f"{safe}.json")
+    path = Path(data_dir) / "spatial" / f"{safe}.sqlite3"
+    return read_sqlite_graph(path, graph_id) if read_only else open_sqlite_store(path, graph_id)

@@ -79,7 +79,13 @@ class MemorySystem:
         if cfg.spatial.enabled:
             from robomemory.memory.spatial import SpatialMemory, open_graph_store
 
-            graph_store = open_graph_store(cfg.spatial, data_dir, handles.spatial_graph_id)
+            try:  # in use by another process, or corrupt with no good copy: leak nothing
+                graph_store = open_graph_store(cfg.spatial, data_dir, handles.spatial_graph_id)
+            except BaseException:
+                if client is not None:
+                    release_client(client)
+                history.close()
+                raise
             spatial = SpatialMemory(cfg.spatial, graph_store, embedder)
         return cls(
             cfg,

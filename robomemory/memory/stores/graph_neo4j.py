@@ -5,20 +5,23 @@ Data model, all scoped by ``graph_id`` so many robots share one database:
 valid edges ``[:SPATIAL {graph_id, id, relation, valid_from_step, episode_id}]``; invalidated
 edges as ``(:SpatialHistory {...})`` nodes (history survives vertex pruning);
 ``(:SpatialGraph {graph_id, next_id})`` holds the id counter and ``(:SpatialUpdate {graph_id,
-key})`` the applied update keys. Every :meth:`apply` is one write transaction. The only values
-not passed as parameters are schema names and the index dimension (a validated int), which
-Cypher DDL cannot take as parameters.
+key})`` the applied update keys. Algorithm 2's selection and merge are the shared pure functions
+of :mod:`~robomemory.memory.spatial_algorithm`: this backend answers their reads (one query per
+call, a K-hop frontier in one query) and writes the merge plan in one write transaction. The
+only values not passed as parameters are schema names and the index dimension (a validated
+int), which Cypher DDL cannot take as parameters.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from robomemory.memory.base import Triple
-from robomemory.memory.stores.graph_store import ApplyResult, GraphChange
+from robomemory.memory.spatial_algorithm import GraphChange, MergePlan, k_hop, plan_merge
+from robomemory.memory.stores.graph_store import ApplyResult
 
 log = logging.getLogger(__name__)
 
@@ -131,24 +134,40 @@ class Neo4jGraphStore:
             )
         return [(r["name"], float(r["score"])) for r in rows]
 
-    def k_hop(self, seeds: Iterable[str], k: int, undirected: bool = False) -> set[str]:
+    def known_vertices(self, names: Iterable[str]) -> set[str]:
         rows = self._read(
             "MATCH (v:SpatialVertex {graph_id: $g}) WHERE v.name IN $names RETURN v.name AS name",
-            names=sorted(set(seeds)),
+            names=sorted(set(names)),
         )
-        seen = frontier = {r["name"] for r in rows}
-        for _ in range(k):
-            arrow = "-" if undirected else "->"
-            rows = self._read(
-                f"MATCH (u:SpatialVertex {{graph_id: $g}})-[:SPATIAL]{arrow}(v:SpatialVertex) "
-                "WHERE u.name IN $names RETURN DISTINCT v.name AS name",
-                names=sorted(frontier),
-            )
-            frontier = {r["name"] for r in rows} - seen
-            if not frontier:
-                break
-            seen = seen | frontier
-        return set(seen)
+        return {r["name"] for r in rows}
+
+    def neighbors(self, names: Collection[str], undirected: bool = False) -> set[str]:
+        arrow = "-" if undirected else "->"
+        rows = self._read(
+            f"MATCH (u:SpatialVertex {{graph_id: $g}})-[:SPATIAL]{arrow}(v:SpatialVertex) "
+            "WHERE u.name IN $names RETURN DISTINCT v.name AS name",
+            names=sorted(set(names)),
+        )
+        return {r["name"] for r in rows}
+
+    def degrees(self, names: Collection[str]) -> dict[str, int]:
+        rows = self._read(
+            "MATCH (v:SpatialVertex {graph_id: $g}) WHERE v.name IN $names "
+            "RETURN v.name AS name, COUNT { (v)-[:SPATIAL]-() } AS degree",
+            names=sorted(set(names)),
+        )
+        return {r["name"]: int(r["degree"]) for r in rows}
+
+    def edges_by_id(self, ids: Collection[int]) -> list[Triple]:
+        rows = self._read(
+            "MATCH (u:SpatialVertex {graph_id: $g})-[e:SPATIAL]->(v:SpatialVertex) "
+            f"WHERE e.id IN $ids RETURN {_EDGE_FIELDS} ORDER BY id",
+            ids=sorted({int(i) for i in ids}),
+        )
+        return [_triple(r) for r in rows]
+
+    def k_hop(self, seeds: Iterable[str], k: int, undirected: bool = False) -> set[str]:
+        return k_hop(self, seeds, k, undirected=undirected)
 
     def edges_among(self, names: Iterable[str]) -> list[Triple]:
         rows = self._read(
@@ -188,78 +207,80 @@ class Neo4jGraphStore:
 
     # ---- writes ------------------------------------------------------------------------------
     def apply(self, change: GraphChange) -> ApplyResult:
-        if change.vertices:
-            self._ensure_index(len(next(iter(change.vertices.values()))))
+        """Plan the merge with the shared pure function, then write it in one transaction
+        (one writing process per robot, as with the SQLite store)."""
+        plan = plan_merge(self, change)
+        for i in plan.missing:
+            log.warning("spatial %s: no valid edge %d to invalidate", self.graph_id, i)
+        if plan.vertices:
+            self._ensure_index(len(next(iter(plan.vertices.values()))))
         with self._driver.session(database=self._db) as session:
-            return session.execute_write(self._apply_tx, change)
+            return session.execute_write(self._write_tx, change, plan)
 
-    def _apply_tx(self, tx: Any, change: GraphChange) -> ApplyResult:
+    def _write_tx(self, tx: Any, change: GraphChange, plan: MergePlan) -> ApplyResult:
         g = self.graph_id
-        result = ApplyResult()
+        pruned = set(plan.prune)
         tx.run(
             "UNWIND $rows AS row MERGE (v:SpatialVertex {graph_id: $g, name: row.name}) "
             "ON CREATE SET v.embedding = row.embedding",
             g=g,
             rows=[
-                {"name": n, "embedding": [float(x) for x in e]} for n, e in change.vertices.items()
+                {"name": n, "embedding": [float(x) for x in e]}
+                for n, e in plan.vertices.items()
+                if n not in pruned
             ],
         )
-        for edge_id in dict.fromkeys(change.invalidate):
-            rec = tx.run(
-                "MATCH (u:SpatialVertex {graph_id: $g})-[e:SPATIAL {id: $id}]->(v:SpatialVertex) "
-                "CREATE (h:SpatialHistory {graph_id: $g, id: e.id, subject: u.name, "
-                "relation: e.relation, object: v.name, valid_from_step: e.valid_from_step, "
-                "invalidated_at_step: $step, episode_id: e.episode_id}) DELETE e RETURN h.id AS id",
-                g=g,
-                id=edge_id,
-                step=change.step,
-            ).single()
-            if rec is None:
-                log.warning("spatial %s: no valid edge %d to invalidate", g, edge_id)
-            else:
-                result.invalidated.append(edge_id)
+        tx.run(
+            "UNWIND $ids AS id "
+            "MATCH (u:SpatialVertex {graph_id: $g})-[e:SPATIAL {id: id}]->(v:SpatialVertex) "
+            "CREATE (h:SpatialHistory {graph_id: $g, id: e.id, subject: u.name, "
+            "relation: e.relation, object: v.name, valid_from_step: e.valid_from_step, "
+            "invalidated_at_step: $step, episode_id: e.episode_id}) DELETE e",
+            g=g,
+            ids=[t.id for t in plan.invalidate],
+            step=change.step,
+        )
         counter = tx.run(
             "MERGE (s:SpatialGraph {graph_id: $g}) ON CREATE SET s.next_id = 1 "
             "RETURN s.next_id AS n",
             g=g,
         ).single()
-        next_id = int(counter["n"])
-        for t in change.add:
-            rec = tx.run(
-                "MATCH (u:SpatialVertex {graph_id: $g, name: $s}), "
-                "(v:SpatialVertex {graph_id: $g, name: $o}) "
-                "OPTIONAL MATCH (u)-[old:SPATIAL {relation: $r}]->(v) "
-                "WITH u, v, old WHERE old IS NULL "
-                "CREATE (u)-[e:SPATIAL {graph_id: $g, id: $id, relation: $r, "
-                "valid_from_step: $step, "
-                "episode_id: $ep}]->(v) RETURN e.id AS id",
-                g=g,
-                s=t.subject,
-                o=t.object,
-                r=t.relation,
-                id=next_id,
-                step=change.step,
-                ep=change.episode_id,
-            ).single()
-            if rec is not None:
-                result.added.append(next_id)
-                next_id += 1
+        first = int(counter["n"])
+        ids = list(range(first, first + len(plan.add)))
+        tx.run(
+            "UNWIND $rows AS row "
+            "MATCH (u:SpatialVertex {graph_id: $g, name: row.s}), "
+            "(v:SpatialVertex {graph_id: $g, name: row.o}) "
+            "CREATE (u)-[:SPATIAL {graph_id: $g, id: row.id, relation: row.r, "
+            "valid_from_step: $step, episode_id: $ep}]->(v)",
+            g=g,
+            rows=[
+                {"id": i, "s": t.subject, "r": t.relation, "o": t.object}
+                for i, t in zip(ids, plan.add, strict=True)
+            ],
+            step=change.step,
+            ep=change.episode_id,
+        )
         tx.run(
             "MATCH (s:SpatialGraph {graph_id: $g}) SET s.next_id = $n, "
             "s.last_step = CASE WHEN s.last_step IS NULL OR s.last_step < $step THEN $step "
             "ELSE s.last_step END",
             g=g,
-            n=next_id,
+            n=first + len(plan.add),
             step=change.step,
         )
-        pruned = tx.run(
-            "MATCH (v:SpatialVertex {graph_id: $g}) WHERE NOT (v)-[:SPATIAL]-() "
-            "WITH v, v.name AS name DELETE v RETURN name",
+        tx.run(
+            "MATCH (v:SpatialVertex {graph_id: $g}) WHERE v.name IN $names "
+            "AND NOT (v)-[:SPATIAL]-() DELETE v",
             g=g,
+            names=sorted(pruned),
         )
-        result.pruned = sorted(r["name"] for r in pruned)
         tx.run("MERGE (:SpatialUpdate {graph_id: $g, key: $key})", g=g, key=change.key)
-        return result
+        return ApplyResult(
+            added=ids,
+            invalidated=[t.id for t in plan.invalidate if t.id is not None],
+            pruned=sorted(pruned),
+        )
 
     def drop(self) -> None:
         """Delete this graph's data (tests)."""

@@ -1,29 +1,27 @@
 """The GraphStore protocol: what spatial memory (Algorithm 2) needs from a graph backend.
 
 A store holds one robot's directed spatial KG: vertices (a name and its embedding) and valid
-edges, plus the history of invalidated edges. Every write goes through :meth:`GraphStore.apply`,
-which is atomic and records the update key so a re-run of the same (episode, step) is detected.
+edges, plus the history of invalidated edges. It answers the algorithm's reads as a
+:class:`~robomemory.memory.spatial_algorithm.GraphView`; every write goes through
+:meth:`GraphStore.apply`, which turns the change into a merge plan with the shared pure
+:func:`~robomemory.memory.spatial_algorithm.plan_merge`, writes it atomically and records the
+update key so a re-run of the same (episode, step) is detected.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from robomemory.memory.base import Triple
+from robomemory.memory.spatial_algorithm import GraphChange, GraphView
+
+__all__ = ["ApplyResult", "GraphChange", "GraphStore", "StoreInUseError"]
 
 
-@dataclass
-class GraphChange:
-    """One atomic update: new vertices, edges to add, edge ids to invalidate, the update key."""
-
-    key: str
-    step: int
-    episode_id: str
-    vertices: dict[str, list[float]] = field(default_factory=dict)
-    add: list[Triple] = field(default_factory=list)
-    invalidate: list[int] = field(default_factory=list)
+class StoreInUseError(RuntimeError):
+    """Another process holds this robot's spatial map (one writer per robot)."""
 
 
 @dataclass
@@ -36,8 +34,9 @@ class ApplyResult:
 
 
 @runtime_checkable
-class GraphStore(Protocol):
-    """A spatial KG backend (networkx on disk by default, Neo4j over Bolt to scale out)."""
+class GraphStore(GraphView, Protocol):
+    """A spatial KG backend (networkx in memory persisted to SQLite by default, Neo4j to
+    scale out)."""
 
     graph_id: str
 
@@ -53,17 +52,8 @@ class GraphStore(Protocol):
         """Names of the vertices (every one has at least one valid edge)."""
         ...
 
-    def similar_vertices(self, embedding: Sequence[float], n: int) -> list[tuple[str, float]]:
-        """Top-n vertices by cosine similarity to ``embedding``, best first."""
-        ...
-
     def k_hop(self, seeds: Iterable[str], k: int, undirected: bool = False) -> set[str]:
-        """Vertices reachable from ``seeds`` by at most k valid edges (seeds included):
-        outgoing edges only (the update's bound), or either direction (``undirected``)."""
-        ...
-
-    def edges_among(self, names: Iterable[str]) -> list[Triple]:
-        """Valid edges of the subgraph induced by ``names``."""
+        """Vertices reachable from ``seeds`` by at most k valid edges (seeds included)."""
         ...
 
     def triples(self, include_invalid: bool = False) -> list[Triple]:

@@ -1,0 +1,243 @@
+"""Algorithm 2's selection and merge as pure functions: no store, no model, no embedder.
+
+The graph is plain data (a list of triples and one-hot vertex vectors) behind a twenty-line
+:class:`GraphView`; every figure below can be checked by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+import numpy as np
+import pytest
+
+from robomemory.memory.base import Triple
+from robomemory.memory.spatial_algorithm import (
+    GraphChange,
+    GraphView,
+    apply_decision,
+    k_hop,
+    make_triple,
+    plan_merge,
+    resolver_ids,
+    select_local,
+    top_n,
+)
+
+
+class ListView:
+    """A GraphView over a list of valid triples; vertex i has the one-hot vector e_i."""
+
+    def __init__(self, edges: Sequence[tuple[str, str, str]]):
+        self.edges = [
+            Triple(id=i, subject=s, relation=r, object=o) for i, (s, r, o) in enumerate(edges, 1)
+        ]
+        self.names = sorted({n for t in self.edges for n in (t.subject, t.object)})
+
+    def vec(self, name: str) -> list[float]:
+        return list(np.eye(len(self.names))[self.names.index(name)])
+
+    def known_vertices(self, names: Iterable[str]) -> set[str]:
+        return set(names) & set(self.names)
+
+    def similar_vertices(self, embedding: Sequence[float], n: int) -> list[tuple[str, float]]:
+        scores = [(name, float(np.dot(self.vec(name), embedding))) for name in self.names]
+        return sorted(scores, key=lambda x: -x[1])[:n]
+
+    def neighbors(self, names: Collection[str], undirected: bool = False) -> set[str]:
+        out = {t.object for t in self.edges if t.subject in names}
+        return out | ({t.subject for t in self.edges if t.object in names} if undirected else set())
+
+    def degrees(self, names: Collection[str]) -> dict[str, int]:
+        ends = [(t.subject, t.object) for t in self.edges]
+        return {n: sum(n in e for e in ends) for n in self.known_vertices(names)}
+
+    def edges_among(self, names: Iterable[str]) -> list[Triple]:
+        names = set(names)
+        return [t for t in self.edges if t.subject in names and t.object in names]
+
+    def edges_by_id(self, ids: Collection[int]) -> list[Triple]:
+        return [t for t in self.edges if t.id in ids]
+
+
+def T(s: str, r: str, o: str) -> Triple:
+    return Triple(subject=s, relation=r, object=o)
+
+
+HOUSE = [
+    ("I", "at", "hall"),  # 1
+    ("hall", "north_of", "kitchen"),  # 2
+    ("kitchen", "south_of", "hall"),  # 3
+    ("cup", "on", "table"),  # 4
+    ("table", "at", "kitchen"),  # 5
+    ("knife", "on", "table"),  # 6
+    *[(f"jar{i}", "at", "kitchen") for i in range(6)],  # 7-12: the kitchen is a hub
+]
+
+
+def test_the_test_view_is_a_graph_view():
+    assert isinstance(ListView(HOUSE), GraphView)
+
+
+def test_top_n_is_the_union_over_queries():
+    view = ListView(HOUSE)
+    assert top_n(view, [view.vec("cup"), view.vec("hall")], 1) == {"cup", "hall"}
+    assert len(top_n(view, [view.vec("cup")], 3)) == 3
+
+
+@pytest.mark.parametrize(
+    ("seeds", "k", "undirected", "hub", "expected"),
+    [
+        (["cup"], 0, False, None, {"cup"}),
+        (["cup"], 1, False, None, {"cup", "table"}),
+        (["cup"], 2, False, None, {"cup", "table", "kitchen"}),
+        (["cup"], 3, False, None, {"cup", "table", "kitchen", "hall"}),
+        (["cup"], 3, False, 6, {"cup", "table", "kitchen"}),  # kitchen: 9 edges, not expanded
+        (["table"], 1, True, 6, {"table", "cup", "knife", "kitchen"}),
+        (["kitchen"], 1, True, 6, {"kitchen", "hall", "table"} | {f"jar{i}" for i in range(6)}),
+        (["nowhere"], 2, True, None, set()),
+    ],
+)
+def test_k_hop(seeds, k, undirected, hub, expected):
+    assert k_hop(ListView(HOUSE), seeds, k, undirected=undirected, hub_degree=hub) == expected
+
+
+def test_moving_object_brings_its_old_location_without_a_query():
+    view = ListView(HOUSE)
+    local = select_local(view, set(), [T("cup", "in", "sink")], k=2, hub_degree=6)
+    assert [t.text() for t in local.fresh] == ["cup in sink"]
+    assert {"cup", "sink", "table"} <= local.vertices
+    assert [t.id for t in local.candidates] == [4]  # cup on table
+    assert [t.text() for t in local.evidence] == ["cup in sink"]
+    assert local.needs_resolver and (local.sent_edges, local.sent_vertices) == (2, 3)
+
+
+def test_restated_edges_are_evidence_not_candidates():
+    """The robot sees the table with the cup on it and no knife: 'knife on table' is a
+    candidate (next to the table, not restated), 'cup on table' is evidence."""
+    view = ListView(HOUSE)
+    new = [T("I", "at", "kitchen"), T("table", "at", "kitchen"), T("cup", "on", "table")]
+    local = select_local(view, {"knife"}, new, k=1, hub_degree=6)
+    assert [t.id for t in local.candidates] == [1, 6]  # I at hall, knife on table
+    assert {t.text() for t in local.evidence} == {t.text() for t in new}
+    assert local.edges == len(local.old) + 1  # one fresh edge: I at kitchen
+    far = select_local(view, {"hall"}, new[1:], k=0, hub_degree=6)
+    assert "hall" in far.vertices and far.candidates == []  # retrieved, but G_new is elsewhere
+
+
+def test_through_a_hub_only_a_fresh_edge_of_the_same_subject_is_evidence():
+    """jar0 went into the bag: the kitchen's (a hub) other contents are not evidence, and
+    without the bag edge jar0's absence is not inferred through the hub."""
+    view = ListView(HOUSE)
+    new = [T(f"jar{i}", "at", "kitchen") for i in range(1, 6)] + [T("jar0", "in", "bag")]
+    local = select_local(view, set(), new, k=2, hub_degree=6)
+    assert [t.id for t in local.candidates] == [7]
+    assert [t.text() for t in local.evidence] == ["jar0 in bag"]
+    assert not select_local(view, set(), new[:-1], k=2, hub_degree=6).needs_resolver
+
+
+def test_nothing_to_resolve_without_an_old_edge_next_to_g_new():
+    local = select_local(ListView(HOUSE), {"cup"}, [T("lamp", "on", "desk")], k=2, hub_degree=6)
+    assert not local.needs_resolver and local.sent_edges == 0 and local.candidates == []
+
+
+def _moved_cup():
+    view = ListView(HOUSE)
+    new = [T("cup", "in", "sink"), T("I", "at", "kitchen")]
+    return view, select_local(view, set(), new, k=2, hub_degree=6)
+
+
+def test_decision_maps_shown_ids_to_store_ids():
+    _, local = _moved_cup()
+    assert {i: t.id for i, t in resolver_ids(local).items()} == {1: 1, 2: 4}
+    res = apply_decision(local, delete=[2], modify=[(1, T("I", "at", "kitchen"))], add=[])
+    assert res.invalidate == [1, 4] and res.applied == 2 and res.rejected == 0
+    assert [t.text() for t in res.add] == ["cup in sink", "I at kitchen"]  # no duplicate
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        {"delete": [3]},
+        {"delete": [1, 3]},
+        {"modify": [(1, None)]},
+        {"add": [None]},
+        {"delete": [0]},
+    ],
+)
+def test_decision_is_all_or_nothing(ops):
+    _, local = _moved_cup()
+    res = apply_decision(
+        local, delete=ops.get("delete", []), modify=ops.get("modify", []), add=ops.get("add", [])
+    )
+    assert res.invalidate == [] and res.applied == 0
+    assert res.rejected == sum(len(v) for v in ops.values())
+    assert [t.text() for t in res.add] == ["cup in sink", "I at kitchen"]  # G_new still added
+
+
+def test_decision_add_keeps_unknown_relations_once():
+    _, local = _moved_cup()
+    extra = make_triple("the Sink", "at", "kitchen")
+    res = apply_decision(local, delete=[], modify=[], add=[extra, extra, T("cup", "on", "table")])
+    assert [t.text() for t in res.add] == ["cup in sink", "I at kitchen", "sink at kitchen"]
+
+
+def test_merge_plan_invalidates_adds_and_prunes():
+    view = ListView(HOUSE)
+    change = GraphChange(
+        key="e:2",
+        step=7,
+        episode_id="e",
+        vertices={"sink": [1.0], "cup": [0.0]},
+        add=[T("cup", "in", "sink"), T("table", "at", "kitchen"), T("cup", "in", "sink")],
+        invalidate=[4, 6, 99],
+    )
+    plan = plan_merge(view, change)
+    assert list(plan.vertices) == ["sink"]  # cup exists: its embedding is kept
+    assert [(t.text(), t.valid_from_step, t.episode_id) for t in plan.add] == [
+        ("cup in sink", 7, "e")  # table at kitchen is already valid; the repeat is dropped
+    ]
+    assert [(t.id, t.invalidated_at_step) for t in plan.invalidate] == [(4, 7), (6, 7)]
+    assert plan.prune == ["knife"] and plan.missing == [99]
+
+
+def test_merge_plan_readds_an_edge_it_invalidates_and_rejects_unknown_vertices():
+    view = ListView(HOUSE)
+    change = GraphChange(key="k", step=3, episode_id="e", add=[T("cup", "on", "table")])
+    assert plan_merge(view, change).add == []
+    change.invalidate = [4]
+    assert [t.text() for t in plan_merge(view, change).add] == ["cup on table"]
+    with pytest.raises(ValueError, match="'cup on shelf' names a vertex without an embedding"):
+        plan_merge(
+            view, GraphChange(key="k", step=3, episode_id="e", add=[T("cup", "on", "shelf")])
+        )
+
+
+def test_a_new_vertex_without_an_edge_is_pruned():
+    change = GraphChange(key="k", step=1, episode_id="e", vertices={"ghost": [1.0]})
+    assert plan_merge(ListView(HOUSE), change).prune == ["ghost"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (("The Apple", "ON", "a  Table"), "apple on table"),
+        (("robot", "hold", "your inventory"), None),  # I hold I: a self-loop
+        (("you", "at", "Kitchen"), "I at kitchen"),
+        (("", "on", "table"), None),
+    ],
+)
+def test_make_triple_normalizes(raw, expected):
+    t = make_triple(*raw)
+    assert (t.text() if t else None) == expected
+
+
+def test_the_robot_as_a_hub_still_moves():
+    """Carrying seven things, the robot is a hub: its move is evidence against its old place,
+    what it still carries is not shown."""
+    carried = [("I", "hold", f"t{i}") for i in range(7)]
+    view = ListView([("I", "at", "hall"), *carried])
+    new = [T("I", "at", "kitchen"), *(T(*c) for c in carried)]
+    local = select_local(view, set(), new, k=2, hub_degree=6)
+    assert [t.text() for t in local.candidates] == ["I at hall"]
+    assert [t.text() for t in local.evidence] == ["I at kitchen"]
+    assert local.sent_edges == 2 and local.edges == 9
