@@ -1,4 +1,4 @@
-"""The `robomemory` command: run | inspect | bench NAME.
+"""The `robomemory` command: run | show | inspect | bench NAME.
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and
 ``main(args) -> int``; modules are imported only when their command runs.
@@ -13,6 +13,7 @@ import sys
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
+    "show": ("robomemory.commands.show", "look at a run step by step (console or HTML page)"),
     "inspect": ("robomemory.commands.inspect", "print a robot's memories"),
 }
 
