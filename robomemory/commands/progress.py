@@ -55,13 +55,15 @@ def _clock(seconds: float) -> str:
 class SinceColumn(ProgressColumn):
     """Time since ``task.fields[field]`` (a ``time.monotonic()`` value); never freezes."""
 
-    def __init__(self, field: str, style: str = "progress.elapsed"):
+    def __init__(self, field: str, label: str = "", style: str = "progress.elapsed"):
         super().__init__()
-        self.field, self.style = field, style
+        self.field, self.label, self.style = field, label, style
 
     def render(self, task: Task) -> Text:
         since = task.fields.get(self.field)
-        return Text("" if since is None else _clock(time.monotonic() - since), style=self.style)
+        if since is None:
+            return Text("")
+        return Text.assemble((self.label, "dim"), (_clock(time.monotonic() - since), self.style))
 
 
 @contextmanager
@@ -91,10 +93,8 @@ class RunProgress:
             TextColumn("[bold]{task.description}"),
             BarColumn(bar_width=20),
             TextColumn("step {task.completed:.0f}/{task.total:.0f}"),
-            TextColumn("[dim]phase[/dim]"),
-            SinceColumn("phase_since"),
-            TextColumn("[dim]run[/dim]"),
-            SinceColumn("run_since"),
+            SinceColumn("phase_since", "phase "),
+            SinceColumn("run_since", "run "),
             console=console,
         )
         now = time.monotonic()
@@ -109,6 +109,9 @@ class RunProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.running.clear()
+        label = "stopped" if exc and exc[0] is not None else "finished"
+        self.progress.update(self.task, description=label, phase_since=None)
         self.progress.__exit__(*exc)
 
     @property
@@ -176,8 +179,7 @@ class RunProgress:
             "  ",
             (one_line(item.get("message")), "dim"),
         )
-        line.no_wrap, line.overflow = True, "ellipsis"
-        self.console.print(line)
+        self.console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
         self.progress.update(self.task, completed=item["step"])
 
 
