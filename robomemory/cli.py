@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -55,6 +56,8 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, ob
 
 
 def main(argv: list[str] | None = None) -> int:
+    # no third-party progress bars (transformers' "Loading weights") over our own displays
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = [a for a in argv if a in ("-v", "--verbose")]
     rest = [a for a in argv if a not in flags]
