@@ -102,6 +102,8 @@ def build_with_phases(console: Console, cfg: AgentConfig, executor):
 
 
 def main(args: argparse.Namespace) -> int:
+    from robomemory.local_model import LocalModelUnavailable
+    from robomemory.models import ModelConfigError
 
     console = Console()
     if args.resume and not args.thread:
@@ -120,6 +122,15 @@ def main(args: argparse.Namespace) -> int:
     )
     try:
         agent = build_with_phases(console, cfg, executor)
+    except KeyboardInterrupt:
+        executor.close()
+        console.print("[yellow]interrupted before the run started[/yellow]")
+        return 130
+    except (LocalModelUnavailable, ModelConfigError) as exc:  # the model cannot be had
+        executor.close()
+        console.print(f"[red]{exc}[/red]", soft_wrap=True)
+        return 2
+    try:
         recorder = TraceRecorder(agent.context.memory.spatial)
 
         def on_event(node: str, update: dict) -> None:
