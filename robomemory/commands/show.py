@@ -78,14 +78,24 @@ def map_changes_from_store(data: Path, robot: str, episode_id: str) -> dict[int,
     return out
 
 
+def read_trace(path: Path) -> dict[str, Any]:
+    try:
+        trace = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not a JSON trace: {exc}") from exc
+    if not isinstance(trace, dict) or not isinstance(trace.get("trajectory"), list):
+        raise ValueError(f"{path} is not a trace of `robomemory run` (no trajectory)")
+    return trace
+
+
 def load_run(run: str | None, data: Path, robot: str) -> dict[str, Any]:
     if run is None:
-        return json.loads(newest_trace(data).read_text())
+        return read_trace(newest_trace(data))
     path = Path(run)
     if path.suffix == ".json" or path.is_file():
         if not path.is_file():
             raise FileNotFoundError(f"no trace file {path}")
-        return json.loads(path.read_text())
+        return read_trace(path)
     return load_thread(run, data, robot)
 
 
