@@ -157,7 +157,7 @@ def _critic(item: dict) -> str:
         return out
     v = item.get("verdict")
     if v is None:
-        text = '<span class="badge">critic did not check</span> (first action of a new plan)'
+        text = '<span class="badge">critic did not check</span> (a new plan starts unchecked)'
     else:
         ok = bool(v.get("approve"))
         badge = (
