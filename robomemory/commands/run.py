@@ -80,9 +80,10 @@ def quiet_loaders() -> None:
 
 def build_with_phases(console: Console, cfg: AgentConfig, executor):
     """Build the agent one visible phase at a time: model file, model start, embedder, memory."""
-    from robomemory.graphs.agent import build_agent
-    from robomemory.memory.system import MemorySystem
-    from robomemory.models import make_embedder, make_llm
+    with phase(console, "loading libraries (LangGraph, Qdrant, torch)"):
+        from robomemory.graphs.agent import build_agent
+        from robomemory.memory.system import MemorySystem
+        from robomemory.models import make_embedder, make_llm
 
     if cfg.model.provider == "local":
         from robomemory.local_model import ensure_model_file
@@ -157,5 +158,6 @@ def main(args: argparse.Namespace) -> int:
     trace = args.trace or Path(cfg.memory.data_dir).parent / "runs" / f"{thread}.json"
     write_trace(trace, trace_payload(result, recorder))
     console.print(f"trace: {trace}")
-    console.print(f"look at it: robomemory show {trace} --html {trace.with_suffix('.html')}")
+    page = trace.with_suffix(".html")
+    console.print(f"look at it: robomemory show {trace} --html {page}", soft_wrap=True)
     return 0
