@@ -80,7 +80,7 @@ def quiet_loaders() -> None:
 
 def build_with_phases(console: Console, cfg: AgentConfig, executor):
     """Build the agent one visible phase at a time: model file, model start, embedder, memory."""
-    with phase(console, "loading libraries (LangGraph, Qdrant, torch)"):
+    with phase(console, "loading libraries"):
         from robomemory.graphs.agent import build_agent
         from robomemory.memory.system import MemorySystem
         from robomemory.models import make_embedder, make_llm
