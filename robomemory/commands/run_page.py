@@ -9,6 +9,7 @@ actions) and how the spatial map changed. Keys a trace lacks are left out of its
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Any
 
@@ -250,8 +251,6 @@ def render_page(trace: dict) -> str:
     consolidation = trace.get("consolidation") or {}
     tail = ""
     if consolidation:
-        import json
-
         tail = (
             "<h2>Consolidation</h2><details open><summary>long-term memory written at the end"
             f'</summary><pre class="msg">{esc(json.dumps(consolidation, indent=1))}</pre></details>'
