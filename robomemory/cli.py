@@ -1,4 +1,4 @@
-"""The `robomemory` command: run | inspect | bench NAME.
+"""The `robomemory` command: run | show | inspect | bench NAME.
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and
 ``main(args) -> int``; modules are imported only when their command runs.
@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
+    "show": ("robomemory.commands.show", "look at a run step by step (console or HTML page)"),
     "inspect": ("robomemory.commands.inspect", "print a robot's memories"),
 }
 
@@ -56,6 +58,8 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, ob
 
 
 def main(argv: list[str] | None = None) -> int:
+    # no third-party progress bars (transformers' "Loading weights") over our own displays
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = [a for a in argv if a in ("-v", "--verbose")]
     rest = [a for a in argv if a not in flags]

@@ -9,10 +9,25 @@ from pydantic import BaseModel, Field
 
 
 def default_data_dir() -> Path:
-    """Where memories, checkpoints and the joined model file live unless told otherwise."""
+    """Where memories, checkpoints and traces live: $ROBOMEMORY_HOME, else ~/.robomemory."""
     import os
 
     return Path(os.environ.get("ROBOMEMORY_HOME", Path.home() / ".robomemory"))
+
+
+def default_model_cache() -> Path:
+    """Where the embedded model's weights live, shared by every data home.
+
+    ``$ROBOMEMORY_MODEL_CACHE``, else ``$XDG_CACHE_HOME/robomemory/models``, else
+    ``~/.cache/robomemory/models``. Independent of ``ROBOMEMORY_HOME``, so a second data home
+    does not join a second 1.1 GB copy.
+    """
+    import os
+
+    if os.environ.get("ROBOMEMORY_MODEL_CACHE"):
+        return Path(os.environ["ROBOMEMORY_MODEL_CACHE"]).expanduser()
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache_home).expanduser() / "robomemory" / "models"
 
 
 class ModelConfig(BaseModel):

@@ -14,6 +14,7 @@ import importlib
 import json
 import logging
 import os
+import shutil
 import signal
 import threading
 import time
@@ -23,7 +24,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-from robomemory.config import ModelConfig, default_data_dir
+from robomemory.config import ModelConfig, default_data_dir, default_model_cache
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,21 @@ def _join_parts(parts: Sequence[Path], target: Path, expected_size: int) -> tupl
 _file_lock = threading.Lock()
 
 
+def _adopt_legacy_file(target: Path) -> None:
+    """Move a model joined by an older version into ``$ROBOMEMORY_HOME/models/`` to ``target``.
+
+    Its verification marker moves with it, so the file is neither joined nor hashed again.
+    """
+    old = default_data_dir() / "models" / target.name
+    if target.exists() or not old.is_file() or old.resolve() == target.resolve():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    log.warning("moving the embedded model from %s to the shared cache %s", old, target)
+    shutil.move(str(old), str(target))
+    if _marker(old).is_file():
+        shutil.move(str(_marker(old)), str(_marker(target)))
+
+
 def ensure_model_file(
     cache_dir: Path | None = None,
     *,
@@ -147,11 +163,15 @@ def ensure_model_file(
 
     The join streams to a temp file, checks size and sha256, then renames atomically. A marker
     file records (size, mtime, sha256), so later starts skip re-hashing 1.1 GB. ``parts``,
-    ``sha256``, ``size`` and ``filename`` exist for tests with synthetic parts.
+    ``sha256``, ``size`` and ``filename`` exist for tests with synthetic parts. The default
+    cache is :func:`robomemory.config.default_model_cache`, shared by all data homes; a file
+    left in an old ``$ROBOMEMORY_HOME/models/`` is moved there.
     """
-    cache = Path(cache_dir) if cache_dir is not None else default_data_dir() / "models"
+    cache = Path(cache_dir) if cache_dir is not None else default_model_cache()
     target = cache / filename
     with _file_lock:
+        if cache_dir is None:
+            _adopt_legacy_file(target)
         if _marker_ok(target, sha256):
             return target
         cache.mkdir(parents=True, exist_ok=True)

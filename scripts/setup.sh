@@ -11,5 +11,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[${extras}]"
+# PYTHONWARNINGS: no setuptools "Editable installation" warning block from the build backend
+PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[${extras}]"
 echo "robomemory installed in .venv with extras: ${extras}"

@@ -38,3 +38,23 @@ def test_notebook_shows_report(tmp_path, monkeypatch):
     )
     assert "2 episodes" in text and "Lifelong learning" in text
     assert (tmp_path / "summary.md").exists()
+
+
+def test_notebook_out_of_the_box_reads_the_committed_results(tmp_path, monkeypatch):
+    """No folder given: the committed results of the last real run, or a clear message."""
+    monkeypatch.delenv("ROBOMEMORY_REPORT", raising=False)
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    resources = {"metadata": {"path": str(tmp_path)}}
+    nbclient.NotebookClient(nb, timeout=120, resources=resources).execute()
+    text = "\n".join(
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/markdown", ""))
+        for c in nb.cells
+        for o in c.get("outputs", [])
+    )
+    committed = NOTEBOOK.parents[1] / "docs" / "results" / "tiny" / "episodes"
+    if any(committed.glob("*.json")):
+        assert "committed results of the last real run" in text and "Lifelong learning" in text
+    else:
+        assert "no benchmark results in" in text and "robomemory bench suite" in text
+    assert list(tmp_path.iterdir()) == []  # nothing written next to the notebook
+    assert "error" not in {o.get("output_type") for c in nb.cells for o in c.get("outputs", [])}

@@ -108,7 +108,31 @@ def test_inspect_draws_html_and_png(data_dir, tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_inspect_of_an_unknown_robot_is_empty(tmp_path, capsys):
-    assert cli_main(["inspect", "--robot", "nobody", "--data", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    assert "0 current, 0 invalidated" in out and "long-term items (0)" in out
+def test_inspect_of_an_unknown_robot_says_so_and_names_the_known_ones(data_dir, capsys):
+    assert cli_main(["inspect", "--robot", "nobody", "--data", str(data_dir)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert "no memory for robot 'nobody'" in err and "robots with memory there: robot-7" in err
+
+
+def test_labels_of_parallel_edges_do_not_overprint():
+    import math
+    import re
+
+    from robomemory.commands.graph_draw import to_svg
+
+    triples = [
+        Triple(subject="cup", relation=r, object="table", valid_from_step=i, invalidated_at_step=n)
+        for i, (r, n) in enumerate((("on", 2), ("next to", 4), ("under", None)))
+    ] + [
+        Triple(subject="table", relation="holds", object="cup", valid_from_step=4),
+        Triple(subject="table", relation="in", object="kitchen", valid_from_step=1),
+    ]
+    svg = to_svg(triples)
+    labels = re.findall(r'class="edge-label" x="([\d.]+)" y="([\d.]+)"', svg)
+    points = [(float(x), float(y)) for x, y in labels]
+    assert len(points) == 5
+    for i, a in enumerate(points):
+        for b in points[i + 1 :]:
+            assert math.dist(a, b) >= 25, (a, b)  # apart by more than a line of 12 px text
+    assert svg.count('<path class="edge"') == 5 and " Q" in svg  # curved, not stacked

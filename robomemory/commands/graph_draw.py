@@ -48,6 +48,50 @@ def layout(g: nx.MultiDiGraph, seed: int = 7) -> dict[str, tuple[float, float]]:
     return {n: scale(float(p[0]), float(p[1])) for n, p in pos.items()}
 
 
+SPREAD = 34  # px between the apexes of parallel edges
+Point = tuple[float, float]
+
+
+def _unit(dx: float, dy: float) -> Point:
+    d = math.hypot(dx, dy) or 1.0
+    return dx / d, dy / d
+
+
+def edge_curves(
+    g: nx.MultiDiGraph, pos: dict[str, Point]
+) -> list[tuple[dict, Point, Point, Point, Point]]:
+    """Each edge as a quadratic curve: (data, start, control, end, label point).
+
+    Edges between the same two nodes (either direction) fan out to both sides of the straight
+    line, so their arrows and labels never lie on top of each other; a lone edge is straight.
+    Start and end stop at the node circles' rims.
+    """
+    groups: dict[tuple[str, str], list[tuple[str, str, dict]]] = {}
+    for u, v, data in g.edges(data=True):
+        groups.setdefault(tuple(sorted((u, v))), []).append((u, v, data))
+    out = []
+    for (a, b), edges in groups.items():
+        (ax, ay), (bx, by) = pos[a], pos[b]
+        nx_, ny_ = _unit(-(by - ay), bx - ax) if (a != b) else (0.0, -1.0)
+        k = len(edges)
+        for i, (u, v, data) in enumerate(edges):
+            h = (i - (k - 1) / 2) * SPREAD if a != b else SPREAD * (i + 1)
+            (x1, y1), (x2, y2) = pos[u], pos[v]
+            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+            cx, cy = mx + 2 * h * nx_, my + 2 * h * ny_
+            sx, sy = _unit(cx - x1, cy - y1)
+            ex, ey = _unit(x2 - cx, y2 - cy)
+            start = (round(x1 + sx * 16, 1), round(y1 + sy * 16, 1))
+            end = (round(x2 - ex * 18, 1), round(y2 - ey * 18, 1))
+            label = (round(mx + h * nx_, 1), round(my + h * ny_, 1))
+            out.append((data, start, (round(cx, 1), round(cy, 1)), end, label))
+    return out
+
+
+def edge_label(data: dict) -> str:
+    return data["relation"] if data["valid"] else f"{data['relation']} (until {data['until']})"
+
+
 def to_svg(triples: list[Triple], title: str = "") -> str:
     """The graph as an SVG document string."""
     g = build_graph(triples)
@@ -60,22 +104,19 @@ def to_svg(triples: list[Triple], title: str = "") -> str:
         'fill="#555"/></marker></defs>',
         f'<text x="10" y="20" font-size="14">{html.escape(title)}</text>',
     ]
-    for i, (u, v, data) in enumerate(g.edges(data=True)):
-        (x1, y1), (x2, y2) = pos[u], pos[v]
-        dx, dy = x2 - x1, y2 - y1
-        dist = math.hypot(dx, dy) or 1.0
-        ex, ey = x2 - dx / dist * 18, y2 - dy / dist * 18  # stop at the node's rim
+    labels = []
+    for data, (x1, y1), (cx, cy), (x2, y2), (lx, ly) in edge_curves(g, pos):
         style = 'stroke="#333"' if data["valid"] else 'stroke="#aaa" stroke-dasharray="5,4"'
-        offset = (i % 3 - 1) * 8  # separate labels of parallel edges
-        label = data["relation"] if data["valid"] else f"{data['relation']} (until {data['until']})"
         parts.append(
-            f'<line x1="{x1}" y1="{y1}" x2="{ex:.1f}" y2="{ey:.1f}" {style} '
+            f'<path class="edge" d="M{x1},{y1} Q{cx},{cy} {x2},{y2}" fill="none" {style} '
             'marker-end="url(#arrow)"/>'
         )
-        parts.append(
-            f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 + offset:.1f}" '
-            f'fill="{"#036" if data["valid"] else "#999"}">{html.escape(label)}</text>'
+        labels.append(
+            f'<text class="edge-label" x="{lx}" y="{ly + 4}" text-anchor="middle" '
+            'stroke="white" stroke-width="3" paint-order="stroke" '
+            f'fill="{"#036" if data["valid"] else "#999"}">{html.escape(edge_label(data))}</text>'
         )
+    parts += labels  # labels over every edge line
     for node, (x, y) in pos.items():
         parts.append(f'<circle cx="{x}" cy="{y}" r="16" fill="#fde9b5" stroke="#b8860b"/>')
         parts.append(f'<text x="{x}" y="{y + 30}" text-anchor="middle">{html.escape(node)}</text>')
@@ -110,32 +151,37 @@ def write_png(triples: list[Triple], path: Path, title: str) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path as MplPath
 
     g = build_graph(triples)
     pos = layout(g)
     fig, ax = plt.subplots(figsize=(WIDTH / 100, HEIGHT / 100), dpi=100)
     ax.set_title(title)
-    ax.invert_yaxis()
+    ax.set_xlim(0, WIDTH)
+    ax.set_ylim(HEIGHT, 0)  # y down, as in the SVG
     ax.axis("off")
-    for u, v, data in g.edges(data=True):
-        (x1, y1), (x2, y2) = pos[u], pos[v]
-        ax.annotate(
-            "",
-            xy=(x2, y2),
-            xytext=(x1, y1),
-            arrowprops={
-                "arrowstyle": "->",
-                "color": "#333" if data["valid"] else "#aaa",
-                "linestyle": "-" if data["valid"] else "--",
-                "shrinkB": 12,
-            },
+    for data, start, control, end, (lx, ly) in edge_curves(g, pos):
+        curve = MplPath([start, control, end], [MplPath.MOVETO, MplPath.CURVE3, MplPath.CURVE3])
+        ax.add_patch(
+            FancyArrowPatch(
+                path=curve,
+                arrowstyle="->",
+                mutation_scale=12,
+                color="#333" if data["valid"] else "#aaa",
+                linestyle="-" if data["valid"] else "--",
+            )
         )
         ax.text(
-            (x1 + x2) / 2,
-            (y1 + y2) / 2,
-            data["relation"],
+            lx,
+            ly,
+            edge_label(data),
             fontsize=8,
+            ha="center",
+            va="center",
             color="#036" if data["valid"] else "#999",
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1, "alpha": 0.8},
+            zorder=4,
         )
     for node, (x, y) in pos.items():
         ax.scatter([x], [y], s=300, c="#fde9b5", edgecolors="#b8860b", zorder=3)

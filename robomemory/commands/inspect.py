@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -81,6 +82,17 @@ def load_history(cfg: MemoryConfig, handles: MemoryHandles, limit: int) -> list[
     return sorted(rows, key=lambda r: r["id"])[-limit:]
 
 
+def known_robots(data_dir: Path) -> list[str]:
+    """Robot ids (as stored: unsafe characters become ``_``) with memory on disk."""
+    data_dir = Path(data_dir)
+    names = {p.stem.removeprefix("spatial_") for p in (data_dir / "spatial").glob("spatial_*.json")}
+    for p in (data_dir / "qdrant" / "collection").glob("*_*"):
+        kind, _, robot = p.name.partition("_")
+        if kind in ("semantic", "episodic"):
+            names.add(robot)
+    return sorted(names)
+
+
 def triples_table(triples: list[Triple]) -> Table:
     table = Table(
         title=f"spatial triples ({sum(t.valid for t in triples)} current, "
@@ -149,10 +161,20 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"[red]cannot read long-term memory: {exc}[/red]")
         return 2
     triples = load_triples(cfg, handles)
+    history = load_history(cfg, handles, args.history)
+    if not (triples or items or history):
+        robots = known_robots(cfg.data_dir)
+        known = ", ".join(robots) if robots else "none"
+        print(
+            f"robomemory inspect: no memory for robot {args.robot!r} under {cfg.data_dir} "
+            f"(robots with memory there: {known})",
+            file=sys.stderr,
+        )
+        return 1
     console.print(f"robot [bold]{args.robot}[/bold] · data {cfg.data_dir}")
     console.print(triples_table(triples))
     console.print(items_table(items))
-    console.print(history_table(load_history(cfg, handles, args.history)))
+    console.print(history_table(history))
     title = f"spatial memory of robot {args.robot}"
     if args.html:
         from robomemory.commands.graph_draw import write_html

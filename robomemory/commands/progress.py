@@ -1,70 +1,203 @@
-"""Live progress and the end-of-run summary for `robomemory run`."""
+"""Live progress and the end-of-run summary for `robomemory run`.
+
+The live label names the node that is running now (LangGraph's ``tasks`` stream tells when a
+node starts), with a timer for the current phase and one for the whole run; both keep moving
+while a long phase (a model call, consolidation) runs. Finished work is printed as tidy lines:
+game messages on one line, plan thoughts and critic reasons wrapped, never cut.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn
 from rich.table import Table
+from rich.text import Text
+
+from robomemory.executors.base import Action
+
+# What each node does, as the live label shows it.
+PHASES: dict[str, str] = {
+    "start": "start: opening the task",
+    "perceive": "perceive: summarising the observation",
+    "temporal": "temporal",
+    "spatial": "spatial",
+    "semantic": "semantic",
+    "episodic": "episodic",
+    "recall": "recall: building working memory",
+    "planner": "planner: writing a plan",
+    "critic": "critic: checking the next action",
+    "executor": "executor: acting",
+    "consolidate": "consolidate: writing long-term memory",
+    "policy": "policy: choosing an action",
+}
+BRANCHES = ("temporal", "spatial", "semantic", "episodic")
+
+
+def one_line(text: Any) -> str:
+    """The text with every run of whitespace (newlines included) collapsed to one space."""
+    return " ".join(str(text or "").split())
+
+
+def action_text(action: dict) -> str:
+    return str(Action.model_validate(action))
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class SinceColumn(ProgressColumn):
+    """Time since ``task.fields[field]`` (a ``time.monotonic()`` value); never freezes."""
+
+    def __init__(self, field: str, label: str = "", style: str = "progress.elapsed"):
+        super().__init__()
+        self.field, self.label, self.style = field, label, style
+
+    def render(self, task: Task) -> Text:
+        since = task.fields.get(self.field)
+        if since is None:
+            return Text("")
+        return Text.assemble((self.label, "dim"), (_clock(time.monotonic() - since), self.style))
+
+
+@contextmanager
+def phase(console: Console, label: str) -> Iterator[None]:
+    """A spinner with a moving timer around a set-up phase (model start, embedder load)."""
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        SinceColumn("since"),
+        console=console,
+        transient=True,
+    )
+    started = time.monotonic()
+    with progress:
+        progress.add_task(label, total=None, since=started)
+        yield
+    console.print(f"[dim]{label}: done in {time.monotonic() - started:.1f} s[/dim]")
 
 
 class RunProgress:
-    """Shows the node being run, a step bar, and one line per executed action."""
+    """Shows the node running now, a step bar, two timers, and one line per finished action."""
 
     def __init__(self, console: Console, max_steps: int):
         self.console = console
         self.progress = Progress(
             SpinnerColumn(),
             TextColumn("[bold]{task.description}"),
-            BarColumn(),
+            BarColumn(bar_width=20),
             TextColumn("step {task.completed:.0f}/{task.total:.0f}"),
-            TimeElapsedColumn(),
+            SinceColumn("phase_since", "phase "),
+            SinceColumn("run_since", "run "),
             console=console,
         )
-        self.task = self.progress.add_task("start", total=max_steps)
-        self.verdict: str = ""
+        now = time.monotonic()
+        self.task = self.progress.add_task(
+            "starting", total=max_steps, phase_since=now, run_since=now
+        )
+        self.running: dict[str, float] = {}
+        self.plan: list[str] = []
 
     def __enter__(self) -> RunProgress:
         self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.running.clear()
+        label = "stopped" if exc and exc[0] is not None else "finished"
+        self.progress.update(self.task, description=label, phase_since=None)
         self.progress.__exit__(*exc)
 
+    @property
+    def label(self) -> str:
+        return self.progress.tasks[0].description
+
+    def _show_running(self) -> None:
+        if not self.running:
+            return
+        branches = [n for n in self.running if n in BRANCHES]
+        others = [PHASES.get(n, n) for n in self.running if n not in BRANCHES]
+        if branches:
+            others.append("memory: " + ", ".join(branches))
+        self.progress.update(
+            self.task, description=" + ".join(others), phase_since=min(self.running.values())
+        )
+
+    def on_start(self, node: str) -> None:
+        """A node began: it becomes (part of) the live label and its phase timer starts."""
+        self.running[node] = time.monotonic()
+        self._show_running()
+
     def on_event(self, node: str, update: dict[str, Any]) -> None:
-        nxt = {
-            "start": "perceive",
-            "perceive": "memory",
-            "recall": "plan/critic",
-            "planner": "execute",
-            "critic": "execute",
-            "executor": "perceive",
-        }
-        self.progress.update(self.task, description=nxt.get(node, node))
+        """A node finished with ``update``: print what it decided or did."""
+        self.running.pop(node, None)
+        self._show_running()
         if node == "start":
-            self.console.print(f"[bold]Task:[/bold] {update.get('task', '')}")
+            self.console.print(f"[bold]Task:[/bold] {one_line(update.get('task', ''))}")
         elif node == "planner":
-            plan = ", ".join(f"{a['verb']}({', '.join(a['args'])})" for a in update["plan"])
-            self.console.print(
-                f"  [cyan]plan[/cyan] {plan}  [dim]{update.get('plan_reason', '')}[/dim]"
-            )
+            self.plan = [action_text(a) for a in update.get("plan") or []]
+            text = " → ".join(self.plan)
+            if update.get("plan_reason"):
+                text += f"\n[dim]{one_line(update['plan_reason'])}[/dim]"
+            self.console.print(self._row("plan", text, "cyan"))
         elif node == "critic":
             v = update.get("verdict") or {}
-            mark = "[green]approve[/green]" if v.get("approve") else "[red]reject[/red]"
-            self.verdict = "approve" if v.get("approve") else "reject"
-            self.console.print(f"  critic {mark} [dim]{v.get('reason', '')}[/dim]")
+            ok = bool(v.get("approve"))
+            mark = "[green]approve[/green]" if ok else "[red]reject[/red]"
+            self.console.print(self._row("critic", f"{mark} {one_line(v.get('reason', ''))}"))
         elif node == "executor":
-            item = update["trajectory"][-1]
-            score = update.get("score")
-            colour = "green" if item["outcome"] == "succeeded" else "yellow"
-            self.console.print(
-                f"step {item['step']:>2} [{colour}]{item['action']}[/{colour}] "
-                f"{item['outcome']} score={score}  [dim]{item['message'][:90]}[/dim]"
-            )
-            self.progress.update(self.task, completed=item["step"])
+            self._print_step(update)
         elif node == "consolidate":
-            self.console.print("  long-term memory consolidated")
+            text = consolidation_line(update.get("consolidation") or {})
+            self.console.print(self._row("memory", text, "magenta"))
+
+    def _row(self, label: str, markup: str, style: str = "") -> Table:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=8, no_wrap=True)
+        grid.add_column(ratio=1, overflow="fold")
+        grid.add_row(Text(f"  {label}", style=style), Text.from_markup(markup))
+        return grid
+
+    def _print_step(self, update: dict[str, Any]) -> None:
+        item = (update.get("trajectory") or [{}])[-1]
+        if "step" not in item:
+            return
+        ok = item.get("outcome") == "succeeded"
+        colour = "green" if ok else "yellow"
+        score = update.get("score")
+        line = Text.assemble(
+            (f"step {item['step']:>2} ", "bold"),
+            (str(item.get("action", "")), colour),
+            f" {item.get('outcome', '')}",
+            f"  score {score:g}" if isinstance(score, int | float) else "",
+            "  ",
+            (one_line(item.get("message")), "dim"),
+        )
+        self.console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
+        self.progress.update(self.task, completed=item["step"])
+
+
+def consolidation_line(report: dict[str, Any]) -> str:
+    """What consolidation wrote: items created and Mem0 events per long-term store."""
+    if report.get("skipped"):
+        return "long-term memory already consolidated for this episode"
+    parts = []
+    for kind in ("semantic", "episodic"):
+        r = report.get(kind)
+        if isinstance(r, dict):
+            events = ", ".join(f"{e} {r[e]}" for e in ("ADD", "UPDATE", "DELETE") if r.get(e))
+            parts.append(f"{kind} {r.get('created', 0)} new ({events or 'no change'})")
+    q = len(report.get("q_updates") or [])
+    parts.append(f"{q} Q updates")
+    seconds = report.get("seconds")
+    tail = f" in {seconds:.1f} s" if isinstance(seconds, int | float) else ""
+    return "consolidated: " + "; ".join(parts) + tail
 
 
 def summary_table(result: Any) -> Table:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import uuid
 from pathlib import Path
 
 from rich.console import Console
 
-from robomemory.commands.progress import RunProgress, summary_table
+from robomemory.commands.progress import RunProgress, phase, summary_table
+from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
 from robomemory.config import AgentConfig, ModelConfig, default_data_dir
 
 
@@ -72,8 +73,42 @@ def make_executor(args: argparse.Namespace):
     return TextWorldExecutor(resolve_game(args.game))
 
 
+def quiet_loaders() -> None:
+    """No third-party progress bars (``Loading weights: 100%|…``) over the live display."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+
+def build_with_phases(console: Console, cfg: AgentConfig, executor):
+    """Build the agent one visible phase at a time: model file, model start, embedder, memory."""
+    with phase(console, "loading libraries"):
+        from robomemory.graphs.agent import build_agent
+        from robomemory.memory.system import MemorySystem
+        from robomemory.models import make_embedder, make_llm
+
+    if cfg.model.provider == "local":
+        from robomemory.local_model import ensure_model_file
+
+        ensure_model_file()  # joins the parts on first use, with its own progress bar
+        label = "starting the embedded model (llama.cpp)"
+    else:
+        label = f"connecting to {cfg.model.provider} model {cfg.model.model}"
+    with phase(console, label):
+        llm = make_llm(cfg.model)
+    quiet_loaders()
+    with phase(console, "loading the embedder"):
+        embedder = make_embedder(cfg.model)
+    with phase(console, f"opening memory of robot {cfg.robot_id}"):
+        memory = MemorySystem.open(cfg.memory, embedder, cfg.robot_id)
+    return build_agent(cfg, executor, llm=llm, embedder=embedder, memory=memory)
+
+
 def main(args: argparse.Namespace) -> int:
-    from robomemory.graphs.agent import build_agent
+    from robomemory.local_model import LocalModelUnavailable
+    from robomemory.models import ModelConfigError
 
     console = Console()
     if args.resume and not args.thread:
@@ -90,11 +125,30 @@ def main(args: argparse.Namespace) -> int:
         f"thread [bold]{thread}[/bold]  model {cfg.model.provider}  "
         f"max steps {cfg.max_steps}  memory {cfg.memory.data_dir}"
     )
-    agent = build_agent(cfg, executor)
     try:
+        agent = build_with_phases(console, cfg, executor)
+    except KeyboardInterrupt:
+        executor.close()
+        console.print("[yellow]interrupted before the run started[/yellow]")
+        return 130
+    except (LocalModelUnavailable, ModelConfigError) as exc:  # the model cannot be had
+        executor.close()
+        console.print(f"[red]{exc}[/red]", soft_wrap=True)
+        return 2
+    try:
+        recorder = TraceRecorder(agent.context.memory.spatial)
+
+        def on_event(node: str, update: dict) -> None:
+            progress.on_event(node, update)
+            recorder.on_event(node, update)
+
         with RunProgress(console, cfg.max_steps) as progress:
             result = agent.run(
-                thread_id=thread, task=args.task, resume=args.resume, on_event=progress.on_event
+                thread_id=thread,
+                task=args.task,
+                resume=args.resume,
+                on_event=on_event,
+                on_start=progress.on_start,
             )
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted; resume with --thread {thread} --resume[/yellow]")
@@ -106,8 +160,8 @@ def main(args: argparse.Namespace) -> int:
         executor.close()
     console.print(summary_table(result))
     trace = args.trace or Path(cfg.memory.data_dir).parent / "runs" / f"{thread}.json"
-    trace.parent.mkdir(parents=True, exist_ok=True)
-    payload = result.model_dump() | {"gc": result.gc, "model_calls": result.model_calls}
-    trace.write_text(json.dumps(payload, indent=2, default=str))
+    write_trace(trace, trace_payload(result, recorder))
     console.print(f"trace: {trace}")
+    page = trace.with_suffix(".html")
+    console.print(f"look at it: robomemory show {trace} --html {page}", soft_wrap=True)
     return 0

@@ -19,6 +19,7 @@ from robomemory.graphs.builder import build_graph
 from robomemory.graphs.context import AgentContext
 
 EventHandler = Callable[[str, dict[str, Any]], None]
+StartHandler = Callable[[str], None]
 
 
 class EpisodeResult(BaseModel):
@@ -81,9 +82,13 @@ class RoboMemoryAgent:
         episode_id: str | None = None,
         task: str | None = None,
         on_event: EventHandler | None = None,
+        on_start: StartHandler | None = None,
         resume: bool = False,
     ) -> EpisodeResult:
-        """Play one episode to its end. With ``resume`` continue the thread's checkpoint."""
+        """Play one episode to its end. With ``resume`` continue the thread's checkpoint.
+
+        ``on_event(node, update)`` follows each node's state update; ``on_start(node)`` is
+        called when a node begins (LangGraph's ``tasks`` stream), e.g. for a live label."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         config = self._config(thread_id)
         if resume:
@@ -94,7 +99,14 @@ class RoboMemoryAgent:
             if task:
                 inputs["task"] = task
         started = time.perf_counter()
-        for chunk in self.graph.stream(inputs, config, context=self.context, stream_mode="updates"):
+        modes = ["updates", "tasks"] if on_start is not None else ["updates"]
+        for mode, chunk in self.graph.stream(
+            inputs, config, context=self.context, stream_mode=modes
+        ):
+            if mode == "tasks":
+                if "input" in chunk and on_start is not None:  # a start, not a result
+                    on_start(chunk["name"])
+                continue
             for node, update in chunk.items():
                 if on_event is not None and isinstance(update, dict):
                     on_event(node, update)

@@ -1,0 +1,271 @@
+"""A run as one self-contained HTML page (inline CSS and SVG, no scripts, no downloads).
+
+Header: task, outcome, GC, cost. A score chart. Then one card per step: the action, its result
+and score; what led to it (perceived summary, plan with the current action marked, plan thought,
+critic verdict, plans the critic rejected); what the memory held (recalled sizes, candidate
+actions) and how the spatial map changed. Keys a trace lacks are left out of its card.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px}
+.task{color:#444;margin-bottom:12px}
+.cards{display:flex;gap:10px;flex-wrap:wrap}
+.card{border:1px solid #ddd;border-radius:6px;padding:6px 12px;min-width:90px}
+.card b{display:block;font-size:18px}
+.card span{font-size:12px;color:#666}
+table.usage{border-collapse:collapse;font-size:13px}
+table.usage td,table.usage th{padding:2px 10px;border-bottom:1px solid #eee;text-align:right}
+table.usage td:first-child,table.usage th:first-child{text-align:left}
+section.step{border:1px solid #ddd;border-left:5px solid #aaa;border-radius:6px;
+  padding:8px 14px;margin:12px 0}
+section.step.succeeded{border-left-color:#3a9d4a} section.step.failed{border-left-color:#d9822b}
+section.step.rejected{border-left-color:#c0392b}
+.step h3{font-size:15px;margin:2px 0 6px} .step h3 code{font-size:15px}
+.badge{display:inline-block;font-size:11px;border-radius:9px;padding:1px 8px;margin-left:6px;
+  background:#eee;color:#333;vertical-align:middle}
+.badge.ok{background:#dff3e2;color:#1e6b2c} .badge.no{background:#fbe0dc;color:#a02818}
+.badge.warn{background:#fff0cc;color:#8a5a00}
+.msg{white-space:pre-wrap;background:#f7f7f7;border-radius:4px;padding:6px 8px;font-size:13px}
+.cols{display:grid;grid-template-columns:3fr 2fr;gap:16px;margin-top:8px;font-size:13px}
+.label{font-weight:600;color:#555;margin-top:6px}
+ol.plan{margin:2px 0;padding-left:22px} ol.plan li.now{font-weight:700}
+.reason{color:#555;font-style:italic}
+.bar{display:flex;align-items:center;gap:6px} .bar i{display:inline-block;height:8px;
+  background:#7aa6d6;border-radius:2px} .bar span{width:70px;color:#555}
+.add{color:#1e6b2c} .del{color:#a02818;text-decoration:line-through}
+details{margin-top:4px} summary{cursor:pointer;color:#555}
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value if value is not None else ""))
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else "–"
+
+
+def score_chart(trajectory: list[dict], max_score: float | None) -> str:
+    """An inline SVG line of the score after each step."""
+    points = [
+        (int(t["step"]), t["score"]) for t in trajectory if isinstance(t.get("score"), int | float)
+    ]
+    if not points:
+        return ""
+    w, h, pad = 640, 140, 30
+    top = max([p[1] for p in points] + [max_score or 0, 1])
+    last = max(p[0] for p in points) or 1
+
+    def xy(step: int, score: float) -> str:
+        return (
+            f"{pad + step / last * (w - 2 * pad):.1f},{h - pad - score / top * (h - 2 * pad):.1f}"
+        )
+
+    line = " ".join(xy(s, v) for s, v in points)
+    dots = "".join(
+        f'<circle cx="{xy(s, v).split(",")[0]}" cy="{xy(s, v).split(",")[1]}" r="3" '
+        f'fill="#2f6fb0"><title>step {s}: score {v:g}</title></circle>'
+        for s, v in points
+    )
+    return (
+        f'<svg class="score" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+        'xmlns="http://www.w3.org/2000/svg" font-size="11">'
+        f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#bbb"/>'
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="#bbb"/>'
+        f'<text x="{pad - 4}" y="{pad + 4}" text-anchor="end">{top:g}</text>'
+        f'<text x="{pad - 4}" y="{h - pad + 4}" text-anchor="end">0</text>'
+        f'<text x="{w - pad}" y="{h - 8}" text-anchor="end">step {last}</text>'
+        f'<polyline points="{line}" fill="none" stroke="#2f6fb0" stroke-width="2"/>{dots}</svg>'
+    )
+
+
+def _header(trace: dict) -> str:
+    gc = trace.get("gc")
+    score = f"{_num(trace.get('score'))} / {_num(trace.get('max_score'))}"
+    outcome = "success" if trace.get("success") else (trace.get("end_reason") or "stopped")
+    usage = trace.get("usage") or {}
+    tokens = sum(
+        int(u.get("prompt_tokens", 0) + u.get("completion_tokens", 0)) for u in usage.values()
+    )
+    calls = trace.get("model_calls", sum(int(u.get("calls", 0)) for u in usage.values()))
+    cards = [
+        ("outcome", outcome),
+        ("score", score),
+        ("GC", "–" if gc is None else f"{gc:.2f}"),
+        ("steps", trace.get("steps", len(trace.get("trajectory") or []))),
+        ("model calls", calls),
+        ("tokens", f"{tokens:,}"),
+        ("wall", f"{float(trace.get('wall_s') or 0):.0f} s"),
+    ]
+    body = "".join(
+        f'<div class="card"><b>{esc(v)}</b><span>{esc(k)}</span></div>' for k, v in cards
+    )
+    return (
+        f"<h1>Run {esc(trace.get('thread_id', ''))}</h1>"
+        f'<div class="task">{esc(trace.get("task", ""))}</div><div class="cards">{body}</div>'
+    )
+
+
+def _usage(usage: dict[str, dict]) -> str:
+    if not usage:
+        return ""
+    rows = "".join(
+        f"<tr><td>{esc(node)}</td><td>{int(u.get('runs', 0))}</td><td>{int(u.get('calls', 0))}"
+        f"</td><td>{float(u.get('wall_s', 0)):.1f}</td>"
+        f"<td>{float(u.get('wall_s', 0)) / max(int(u.get('runs', 0)), 1):.2f}</td></tr>"
+        for node, u in sorted(usage.items(), key=lambda kv: -float(kv[1].get("wall_s", 0)))
+    )
+    return (
+        '<h2>Time by node</h2><table class="usage"><tr><th>node</th><th>runs</th><th>calls</th>'
+        f"<th>wall s</th><th>s/run</th></tr>{rows}</table>"
+    )
+
+
+def _plan(item: dict) -> str:
+    plan = item.get("plan")
+    if not plan:
+        return ""
+    now = str(item.get("action", ""))
+    marked = False
+    lis = []
+    for a in plan:
+        here = not marked and str(a) == now
+        marked = marked or here
+        lis.append(f"<li{' class=now' if here else ''}>{esc(a)}</li>")
+    out = f'<div class="label">plan</div><ol class="plan">{"".join(lis)}</ol>'
+    if item.get("plan_reason"):
+        out += f'<div class="reason">{esc(item["plan_reason"])}</div>'
+    return out
+
+
+def _critic(item: dict) -> str:
+    out = ""
+    for r in item.get("rejected") or []:
+        plan = " → ".join(esc(a) for a in r.get("plan") or [])
+        out += (
+            '<div class="critic rejected"><span class="badge no">critic rejected</span> '
+            f'<code>{plan}</code><div class="reason">{esc(r.get("reason", ""))}</div></div>'
+        )
+    if "verdict" not in item:
+        return out
+    v = item.get("verdict")
+    if v is None:
+        text = '<span class="badge">critic did not check</span> (a new plan starts unchecked)'
+    else:
+        ok = bool(v.get("approve"))
+        badge = (
+            '<span class="badge ok">critic approved</span>'
+            if ok
+            else ('<span class="badge no">critic rejected</span>')
+        )
+        text = f'{badge} <span class="reason">{esc(v.get("reason", ""))}</span>'
+    return out + f'<div class="critic">{text}</div>'
+
+
+def _memory(item: dict, spatial: dict | None) -> str:
+    out = ""
+    recalled = item.get("recalled")
+    if isinstance(recalled, dict) and recalled:
+        top = max(max(recalled.values()), 1)
+        bars = "".join(
+            f'<div class="bar"><span>{esc(k)}</span><i style="width:{int(120 * n / top)}px"></i>'
+            f"{int(n)} chars</div>"
+            for k, n in recalled.items()
+        )
+        out += f'<div class="label">memory recalled</div><div class="recalled">{bars}</div>'
+    change = item.get("map")
+    if isinstance(change, dict):
+        added = "".join(f'<div class="add">+ {esc(t)}</div>' for t in change.get("added", []))
+        removed = "".join(f'<div class="del">− {esc(t)}</div>' for t in change.get("removed", []))
+        body = added + removed or "<div>no change</div>"
+        out += (
+            f'<div class="label">spatial map after this action</div><div class="map">{body}</div>'
+        )
+    if spatial:
+        out += (
+            f'<div class="stats">KG {spatial.get("vertices", 0)} nodes, '
+            f"{spatial.get('edges', 0)} edges; {spatial.get('new_edges', 0)} new, "
+            f"{spatial.get('ops_applied', 0)} ops applied, "
+            f"{spatial.get('ops_rejected', 0)} rejected</div>"
+        )
+    candidates = item.get("candidates")
+    if candidates:
+        lis = "".join(f"<li>{esc(c)}</li>" for c in candidates)
+        out += (
+            f'<details class="candidates"><summary>{len(candidates)} candidate actions offered'
+            f"</summary><ul>{lis}</ul></details>"
+        )
+    return out
+
+
+def _step(item: dict, previous: dict | None, spatial: dict | None) -> str:
+    outcome = str(item.get("outcome", ""))
+    verdict = item.get("verdict")
+    rejected = bool(item.get("rejected")) or (
+        isinstance(verdict, dict) and not verdict.get("approve")
+    )
+    classes = " ".join(c for c in ("step", outcome, "rejected" if rejected else "") if c)
+    badges = (
+        f'<span class="badge {"ok" if outcome == "succeeded" else "warn"}">{esc(outcome)}</span>'
+    )
+    if previous is not None and previous.get("action") == item.get("action"):
+        badges += '<span class="badge warn">same action as the step before</span>'
+    score = f'<span class="badge">score {_num(item.get("score"))}</span>'
+    summary = (
+        f'<div class="label">perceived</div><div class="summary">{esc(item["summary"])}</div>'
+        if item.get("summary")
+        else ""
+    )
+    step, action = esc(item.get("step")), esc(item.get("action"))
+    return (
+        f'<section class="{classes}" id="step-{step}" data-step="{step}" '
+        f'data-outcome="{esc(outcome)}">'
+        f"<h3>Step {step}: <code>{action}</code>{badges}{score}</h3>"
+        f'<div class="msg">{esc(item.get("message", ""))}</div>'
+        f'<div class="cols"><div class="why">{summary}{_plan(item)}{_critic(item)}</div>'
+        f'<div class="memory">{_memory(item, spatial)}</div></div></section>'
+    )
+
+
+def render_page(trace: dict) -> str:
+    """The whole page for a trace dict (as written by ``robomemory run``)."""
+    trajectory = list(trace.get("trajectory") or [])
+    spatial = {int(s.get("step", -1)): s for s in trace.get("spatial_stats") or []}
+    steps = "".join(
+        _step(item, trajectory[i - 1] if i else None, spatial.get(int(item.get("step", 0))))
+        for i, item in enumerate(trajectory)
+    )
+    initial = trace.get("initial_map") or {}
+    first_map = ""
+    if initial.get("added"):
+        rows = "".join(f'<div class="add">+ {esc(t)}</div>' for t in initial["added"])
+        first_map = f'<h2>Spatial map at the start</h2><div class="map initial">{rows}</div>'
+    consolidation = trace.get("consolidation") or {}
+    tail = ""
+    if consolidation:
+        tail = (
+            "<h2>Consolidation</h2><details open><summary>long-term memory written at the end"
+            f'</summary><pre class="msg">{esc(json.dumps(consolidation, indent=1))}</pre></details>'
+        )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>Run {esc(trace.get('thread_id', ''))}</title><style>{CSS}</style></head><body>"
+        f"{_header(trace)}<h2>Score</h2>{score_chart(trajectory, trace.get('max_score'))}"
+        f"{_usage(trace.get('usage') or {})}{first_map}<h2>Steps</h2>"
+        f"{steps or '<p>no steps</p>'}{tail}</body></html>"
+    )
+
+
+def write_page(trace: dict, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_page(trace), encoding="utf-8")
+    return path

@@ -1,0 +1,148 @@
+"""`robomemory show [RUN] [--html page.html]`: look at a run, step by step.
+
+RUN is a JSON trace written by ``robomemory run``, or a thread id whose checkpoint lives under
+``--data`` (with ``--robot`` to read its spatial map), or nothing: the newest trace under
+``DATA/runs/``. Prints each step (plan, critic, action, result, score, memory, map changes) and,
+with ``--html``, writes the same as a self-contained page. No model is loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from robomemory.commands.progress import one_line
+from robomemory.config import AgentConfig, MemoryConfig, default_data_dir
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", nargs="?", help="trace .json or thread id (default: the newest trace)")
+    p.add_argument("--data", "--home", type=Path, help="data folder (default: ~/.robomemory)")
+    p.add_argument("--robot", default="default", help="robot id, for a thread's spatial map")
+    p.add_argument("--html", type=Path, help="write the run as a self-contained HTML page")
+
+
+def newest_trace(data: Path) -> Path:
+    traces = sorted((data / "runs").glob("*.json"), key=lambda p: p.stat().st_mtime)
+    if not traces:
+        raise FileNotFoundError(f"no traces under {data / 'runs'}; run `robomemory run` first")
+    return traces[-1]
+
+
+def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
+    """A trace dict rebuilt from a thread's checkpoint (and the robot's spatial store)."""
+    from robomemory.commands.trace import trace_payload
+    from robomemory.graphs.agent import RoboMemoryAgent, sqlite_checkpointer
+    from robomemory.graphs.builder import build_graph
+
+    db = data / "memory" / "checkpoints.sqlite"
+    if not db.is_file():
+        raise FileNotFoundError(f"no checkpoints at {db} (give --data DIR)")
+    graph = build_graph().compile(checkpointer=sqlite_checkpointer(db))
+    # reading state needs only the recursion-limit setting of a context, not live clients
+    agent = RoboMemoryAgent(graph, SimpleNamespace(config=AgentConfig()))
+    if not agent.state(thread):
+        raise ValueError(f"no thread {thread!r} in {db}")
+    trace = trace_payload(agent.result(thread))
+    changes = map_changes_from_store(data, robot, trace["episode_id"])
+    for item in trace["trajectory"]:
+        if "map" not in item and int(item["step"]) in changes:
+            item["map"] = changes[int(item["step"])]
+    if 0 in changes:
+        trace["initial_map"] = changes[0]
+    return trace
+
+
+def map_changes_from_store(data: Path, robot: str, episode_id: str) -> dict[int, dict]:
+    """Triples this episode added (and later invalidated), by step, from the robot's store."""
+    from robomemory.commands.inspect import load_triples
+    from robomemory.memory.base import MemoryHandles
+
+    cfg = MemoryConfig(data_dir=data / "memory")
+    handles = MemoryHandles.for_robot(robot, episode_id)
+    out: dict[int, dict] = {}
+    for t in load_triples(cfg, handles):
+        if t.episode_id != episode_id:
+            continue
+        text = f"{t.subject} {t.relation} {t.object}"
+        out.setdefault(t.valid_from_step, {"added": [], "removed": []})["added"].append(text)
+        if t.invalidated_at_step is not None:
+            slot = out.setdefault(t.invalidated_at_step, {"added": [], "removed": []})
+            slot["removed"].append(text)
+    return out
+
+
+def read_trace(path: Path) -> dict[str, Any]:
+    try:
+        trace = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not a JSON trace: {exc}") from exc
+    if not isinstance(trace, dict) or not isinstance(trace.get("trajectory"), list):
+        raise ValueError(f"{path} is not a trace of `robomemory run` (no trajectory)")
+    return trace
+
+
+def load_run(run: str | None, data: Path, robot: str) -> dict[str, Any]:
+    if run is None:
+        return read_trace(newest_trace(data))
+    path = Path(run)
+    if path.suffix == ".json" or path.is_file():
+        if not path.is_file():
+            raise FileNotFoundError(f"no trace file {path}")
+        return read_trace(path)
+    return load_thread(run, data, robot)
+
+
+def steps_table(trace: dict[str, Any]) -> Table:
+    """One row per step: action and result, what led to it, memory and map."""
+    gc = trace.get("gc")
+    table = Table(
+        title=f"run {trace.get('thread_id', '')}: {one_line(trace.get('task', ''))}",
+        caption=f"{trace.get('end_reason') or 'stopped'}  success={trace.get('success')}  "
+        f"GC={'n/a' if gc is None else f'{gc:.2f}'}  steps={trace.get('steps')}",
+        show_lines=True,
+    )
+    table.add_column("step", justify="right")
+    table.add_column("action → result", ratio=3, overflow="fold")
+    table.add_column("plan · critic", ratio=3, overflow="fold")
+    table.add_column("memory · map", ratio=2, overflow="fold")
+    for item in trace.get("trajectory") or []:
+        result = f"[bold]{item.get('action')}[/bold] {item.get('outcome')}"
+        if isinstance(item.get("score"), int | float):
+            result += f" score {item['score']:g}"
+        result += f"\n[dim]{one_line(item.get('message'))}[/dim]"
+        why = []
+        for r in item.get("rejected") or []:
+            why.append(f"[red]rejected[/red] {' → '.join(r['plan'])}: {one_line(r['reason'])}")
+        if item.get("plan"):
+            why.append("plan " + " → ".join(item["plan"]))
+        v = item.get("verdict")
+        if isinstance(v, dict):
+            mark = "[green]approved[/green]" if v.get("approve") else "[red]rejected[/red]"
+            why.append(f"critic {mark}: {one_line(v.get('reason'))}")
+        mem = []
+        if isinstance(item.get("recalled"), dict):
+            mem.append(" ".join(f"{k} {n}" for k, n in item["recalled"].items()))
+        change = item.get("map") or {}
+        mem += [f"[green]+ {t}[/green]" for t in change.get("added", [])]
+        mem += [f"[red]- {t}[/red]" for t in change.get("removed", [])]
+        table.add_row(str(item.get("step")), result, "\n".join(why), "\n".join(mem))
+    return table
+
+
+def main(args: argparse.Namespace) -> int:
+    data = Path(args.data) if args.data else default_data_dir()
+    trace = load_run(args.run, data, args.robot)
+    console = Console()
+    console.print(steps_table(trace))
+    if args.html:
+        from robomemory.commands.run_page import write_page
+
+        console.print(f"wrote {write_page(trace, args.html)}")
+    return 0

@@ -1,0 +1,210 @@
+"""A run's trace and its page: per-step plan, critic verdict and rejections, perceived summary,
+recalled sizes and spatial-map changes, recorded from the real graph on a real TextWorld game
+with real stores; the model's answers are scripted (a FAKE model). The live label follows the
+node that runs now (LangGraph's tasks stream)."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+import pytest
+from rich.console import Console
+
+from robomemory.cli import main as cli_main
+from robomemory.commands.progress import RunProgress
+from robomemory.commands.run_page import render_page
+from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
+from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
+from robomemory.graphs.agent import sqlite_checkpointer
+from robomemory.testing import scripted_llm
+
+PLAN = {
+    "thought": "read the recipe, then fetch the milk",
+    "steps": [
+        {"action": "examine", "args": ["cookbook"]},
+        {"action": "open", "args": ["fridge"]},
+        {"action": "pick_up", "args": ["milk"]},
+    ],
+}
+REASON = (
+    "The fridge can wait: the recipe has not been read yet, so opening it now is premature and "
+    "the agent should read the cookbook first, then fetch what it lists."
+)
+
+
+def _llm():
+    verdicts = iter([{"approve": False, "reason": REASON}])
+
+    def critic(_m):
+        return next(verdicts, {"approve": True, "reason": "the recipe is known now"})
+
+    return scripted_llm(
+        {
+            "Plan": lambda m: PLAN,
+            "CriticVerdict": critic,
+            "StepSummary": lambda m: {"summary": "A kitchen with a\n fridge and a cookbook."},
+            "MemoryQueries": lambda m: {"queries": ["cookbook"]},
+            "ExtractedRelations": lambda m: {
+                "relations": [{"subject": "cookbook", "relation": "on", "object": "table"}]
+            },
+        }
+    )
+
+
+@pytest.fixture
+def played(agent_config, make_agent, tmp_path):
+    """Three steps: approve-free first action, a critic reject and replan, an approved one."""
+    agent_config.max_steps = 3
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), _llm())
+    recorder = TraceRecorder(agent.context.memory.spatial)
+    events: list[tuple[str, str]] = []
+    progress = RunProgress(Console(file=open("/dev/null", "w")), 3)  # noqa: SIM115
+    labels: dict[str, str] = {}
+
+    def on_start(node: str) -> None:
+        events.append(("start", node))
+        progress.on_start(node)
+        labels[node] = progress.label
+
+    def on_event(node: str, update: dict) -> None:
+        events.append(("update", node))
+        progress.on_event(node, update)
+        recorder.on_event(node, update)
+
+    result = agent.run(thread_id="t1", on_event=on_event, on_start=on_start)
+    trace = trace_payload(result, recorder)
+    return trace, events, labels
+
+
+def test_every_node_is_announced_before_its_update(played):
+    _, events, labels = played
+    for i, (kind, node) in enumerate(events):
+        if kind == "update":
+            assert ("start", node) in events[:i], node
+    # after the critic's reject the planner is announced as running (not "execute")
+    reject = events.index(("update", "critic"))
+    assert events[reject + 1] == ("start", "planner")
+    assert labels["planner"].startswith("planner") and labels["consolidate"].startswith(
+        "consolidate"
+    )
+    assert "memory:" in labels["spatial"]
+    assert events[-2:] == [("start", "consolidate"), ("update", "consolidate")]
+
+
+def test_trace_has_plan_critic_summary_recall_and_map_per_step(played):
+    trace, _, _ = played
+    one, two, three = trace["trajectory"]
+    plan = ["examine(cookbook)", "open(fridge)", "pick_up(milk)"]
+    assert one["action"] == "examine(cookbook)" and one["plan"] == plan
+    assert one["plan_reason"] == PLAN["thought"] and one["verdict"] is None
+    assert one["summary"] == "A kitchen with a\n fridge and a cookbook."
+    assert set(one["recalled"]) == {"temporal", "spatial", "semantic", "episodic"}
+    assert all(isinstance(n, int) for n in one["recalled"].values())
+    assert trace["initial_map"]["added"] == ["cookbook on table"]
+    # step 2: the critic rejected open(fridge); the new plan's first action ran unchecked
+    assert two["rejected"] == [{"plan": plan, "reason": REASON}]
+    assert two["action"] == "examine(cookbook)" and two["verdict"] is None
+    assert three["action"] == "open(fridge)"
+    assert three["verdict"] == {"approve": True, "reason": "the recipe is known now"}
+    assert "rejected" not in three
+    assert all("map" in s for s in (one, two))  # the map after each observed action
+    assert trace["trace_version"] == 2 and trace["model_calls"] > 0
+
+
+class Sections(HTMLParser):
+    """Collects the step sections of a page: attributes, and the text inside each."""
+
+    def __init__(self):
+        super().__init__()
+        self.steps: list[dict] = []
+        self.depth = 0
+        self.classes: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section" and "step" in (a.get("class") or "").split():
+            self.steps.append({"attrs": a, "text": "", "classes": []})
+            self.depth = 1
+        elif self.depth:
+            self.depth += tag not in ("br",)
+            if self.steps:
+                self.steps[-1]["classes"] += (a.get("class") or "").split()
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth and self.steps:
+            self.steps[-1]["text"] += data
+
+
+def _sections(page: str) -> list[dict]:
+    parser = Sections()
+    parser.feed(page)
+    return parser.steps
+
+
+def test_page_shows_each_step_with_its_decision_and_memory(played):
+    trace, _, _ = played
+    page = render_page(trace)
+    steps = _sections(page)
+    assert [s["attrs"]["data-step"] for s in steps] == ["1", "2", "3"]
+    one, two, three = steps
+    assert "examine(cookbook)" in one["text"] and "critic did not check" in one["text"]
+    assert {"plan", "now", "recalled"} <= set(one["classes"])
+    assert "rejected" in two["attrs"]["class"] and REASON in two["text"]
+    assert "same action as the step before" in two["text"]
+    assert "critic approved" in three["text"] and "the recipe is known now" in three["text"]
+    assert "cookbook on table" in page and "<svg" in page and "<script" not in page
+
+
+def test_an_old_trace_renders_without_the_new_keys():
+    old = {
+        "thread_id": "old",
+        "task": "cook",
+        "steps": 1,
+        "trajectory": [
+            {
+                "step": 1,
+                "action": "look()",
+                "verb": "look",
+                "args": [],
+                "outcome": "succeeded",
+                "message": "A kitchen.",
+                "score": 0,
+            }
+        ],
+    }
+    (step,) = _sections(render_page(old))
+    assert "look()" in step["text"] and "plan" not in step["classes"]
+    assert "critic" not in step["text"]
+    new = dict(old["trajectory"][0], candidates=["look()", "open(fridge)"], verdict=None)
+    (step,) = _sections(render_page(old | {"trajectory": [new]}))
+    assert "2 candidate actions offered" in step["text"] and "open(fridge)" in step["text"]
+
+
+def test_show_renders_a_trace_file_and_a_checkpoint_thread(
+    agent_config, make_agent, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "200")
+    data = tmp_path / "home"
+    agent_config.max_steps = 2
+    agent_config.memory.data_dir = data / "memory"
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), _llm())
+    agent.graph.checkpointer = sqlite_checkpointer(data / "memory" / "checkpoints.sqlite")
+    result = agent.run(thread_id="th")
+    path = write_trace(tmp_path / "t.json", trace_payload(result))
+    page = tmp_path / "page.html"
+    assert cli_main(["show", str(path), "--html", str(page)]) == 0
+    assert "examine(cookbook)" in capsys.readouterr().out
+    assert len(_sections(page.read_text())) == 2
+    agent.context.memory.close()  # the spatial store is read by `show` from disk
+    args = ["show", "th", "--data", str(data), "--robot", "test-bot", "--html", str(page)]
+    assert cli_main(args) == 0
+    steps = _sections(page.read_text())
+    assert len(steps) == 2 and "cookbook on table" in page.read_text()
+    assert cli_main(["show", "nope", "--data", str(data)]) == 2
+    assert "no thread 'nope'" in capsys.readouterr().err
+    assert json.loads(path.read_text())["trajectory"][0]["step"] == 1
