@@ -1,4 +1,4 @@
-"""Long-term memory against REAL Qdrant local mode (tmp_path): the Mem0 update paths, dedupe,
+"""Long-term memory against REAL Qdrant Edge shards (tmp_path): the Mem0 update paths, dedupe,
 the change history, idempotent consolidation, concurrency, and persistence across processes.
 The model's answers are scripted (ScriptedChatModel, a fake); the embedder is LangChain's
 deterministic hash embedding."""
@@ -289,11 +289,11 @@ def test_consolidate_updates_q_of_retrieved_items(system):
     assert (row["item_id"], row["q_old"], row["episode_id"]) == (pid, 0.0, "ep1")
 
 
-def test_opening_twice_in_one_process_shares_the_client(tmp_path):
+def test_opening_twice_in_one_process_shares_the_shard(tmp_path):
     emb = DeterministicFakeEmbedding(size=DIM)
     first = MemorySystem.open(make_cfg(tmp_path), emb, "r1")
     second = MemorySystem.open(make_cfg(tmp_path), emb, "r1")
-    assert first.semantic.store.client is second.semantic.store.client
+    assert first.semantic.store.shard is second.semantic.store.shard
     seed(first)
     first.close()
     assert [i.text for i in second.semantic.items()] == ["open fails when the door is locked"]
