@@ -22,6 +22,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "pi0-client": ("robomemory.eval.pi0_client", "π0 client round-trip overhead"),
     "suite": ("robomemory.eval.suite", "SR/GC of agents and ablations on a suite"),
     "spatial-accuracy": ("robomemory.eval.spatial_accuracy", "spatial KG accuracy vs ground truth"),
+    "mem0-compare": ("robomemory.eval.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),
 }
 
 

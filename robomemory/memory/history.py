@@ -60,6 +60,9 @@ class MemoryHistory:
         self._db.row_factory = sqlite3.Row
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL: a commit survives a killed process (no fsync per commit); a power
+            # cut may drop the newest commits but never corrupts the database
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
             columns = {r["name"] for r in self._db.execute("PRAGMA table_info(changes)")}
             if "op_key" not in columns:  # a database from before op keys
