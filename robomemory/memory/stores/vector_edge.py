@@ -50,9 +50,14 @@ class StoreInUse(RuntimeError):
     """The shard is held by another process (the same robot is already running)."""
 
 
+SEARCH_THREADS = 1  # a robot's shard is small: one search thread, no pool per CPU per shard
+
+
 def _config(dim: int) -> qe.EdgeConfig:
     params = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)
-    return qe.EdgeConfig(vectors={CONTENT: params, INTENT: params})
+    return qe.EdgeConfig(
+        vectors={CONTENT: params, INTENT: params}, max_search_threads=SEARCH_THREADS
+    )
 
 
 def _open(path: Path, dim: int | None, seed: Seed | None) -> qe.EdgeShard:
