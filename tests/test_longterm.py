@@ -346,3 +346,33 @@ def test_memory_survives_a_process_restart(tmp_path):
     lines = out.strip().splitlines()
     assert json.loads(lines[0]) == [["keys are kept in the drawer", 0.3, 1]]
     assert lines[1] == "2"
+
+
+class CountingEmbedder(DeterministicFakeEmbedding):
+    """The hash embedding, remembering every text it embedded."""
+
+    texts: list = []
+
+    def embed_documents(self, texts):
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+
+def test_a_step_embeds_its_queries_once_and_searches_once_per_branch(tmp_path):
+    emb = CountingEmbedder(size=DIM, texts=[])
+    system = MemorySystem.open(make_cfg(tmp_path), emb, "r1")
+    seed(system)
+    batches = []
+    for module in system.longterm():
+        real = module.store.search
+        module.store.search = lambda reqs, real=real: batches.append(len(reqs)) or real(reqs)
+    before = len(emb.texts)
+    queries = ["where is the key", "how to open the door", "past tasks with doors"]
+    system.semantic.retrieve(queries, "unlock the front door")
+    system.episodic.retrieve(queries, "unlock the front door")
+    assert sorted(emb.texts[before:]) == sorted([*queries, "unlock the front door"])
+    assert batches == [2 * (1 + len(queries)), 1 + len(queries)]  # one batch per branch
+    system.close()
