@@ -26,6 +26,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "sim-aloha": ("robomemory.eval.sim_aloha", "π0 skill loop on a MuJoCo ALOHA arm (sim extra)"),
     "suite": ("robomemory.eval.suite", "SR/GC of agents and ablations on a suite"),
     "spatial-accuracy": ("robomemory.eval.spatial_accuracy", "spatial KG accuracy vs ground truth"),
+    "mem0-compare": ("robomemory.eval.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),
 }
 
 

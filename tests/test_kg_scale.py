@@ -20,9 +20,13 @@ def test_kg_scale_fills_each_size_and_reports_per_step_figures(tmp_path):
 
 
 def test_memory_scale_command(capsys):
-    assert cli_main(["bench", "memory-scale", "--kg-sizes", "20", "--kg-steps", "2", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)["kg"]
+    argv = ["bench", "memory-scale", "--kg-sizes", "20", "--kg-steps", "2"]
+    assert cli_main([*argv, "--memories", "50", "--lt-steps", "2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    (row,) = figures["kg"]
     assert row["size"] == 20 and row["steps"] == 2
+    (lt,) = figures["longterm"]["sizes"]  # both parts in one command
+    assert lt["memories_per_kind"] == 50 and lt["retrieve_cpu_ms_per_branch"] > 0
 
 
 def test_memory_scale_rejects_bad_sizes(capsys):

@@ -1,4 +1,4 @@
-"""Long-term memory against REAL Qdrant local mode (tmp_path): the Mem0 update paths, dedupe,
+"""Long-term memory against REAL Qdrant Edge shards (tmp_path): the Mem0 update paths, dedupe,
 the change history, idempotent consolidation, concurrency, and persistence across processes.
 The model's answers are scripted (ScriptedChatModel, a fake); the embedder is LangChain's
 deterministic hash embedding."""
@@ -289,11 +289,11 @@ def test_consolidate_updates_q_of_retrieved_items(system):
     assert (row["item_id"], row["q_old"], row["episode_id"]) == (pid, 0.0, "ep1")
 
 
-def test_opening_twice_in_one_process_shares_the_client(tmp_path):
+def test_opening_twice_in_one_process_shares_the_shard(tmp_path):
     emb = DeterministicFakeEmbedding(size=DIM)
     first = MemorySystem.open(make_cfg(tmp_path), emb, "r1")
     second = MemorySystem.open(make_cfg(tmp_path), emb, "r1")
-    assert first.semantic.store.client is second.semantic.store.client
+    assert first.semantic.store.shard is second.semantic.store.shard
     seed(first)
     first.close()
     assert [i.text for i in second.semantic.items()] == ["open fails when the door is locked"]
@@ -346,3 +346,33 @@ def test_memory_survives_a_process_restart(tmp_path):
     lines = out.strip().splitlines()
     assert json.loads(lines[0]) == [["keys are kept in the drawer", 0.3, 1]]
     assert lines[1] == "2"
+
+
+class CountingEmbedder(DeterministicFakeEmbedding):
+    """The hash embedding, remembering every text it embedded."""
+
+    texts: list = []
+
+    def embed_documents(self, texts):
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+
+def test_a_step_embeds_its_queries_once_and_searches_once_per_branch(tmp_path):
+    emb = CountingEmbedder(size=DIM, texts=[])
+    system = MemorySystem.open(make_cfg(tmp_path), emb, "r1")
+    seed(system)
+    batches = []
+    for module in system.longterm():
+        real = module.store.search
+        module.store.search = lambda reqs, real=real: batches.append(len(reqs)) or real(reqs)
+    before = len(emb.texts)
+    queries = ["where is the key", "how to open the door", "past tasks with doors"]
+    system.semantic.retrieve(queries, "unlock the front door")
+    system.episodic.retrieve(queries, "unlock the front door")
+    assert sorted(emb.texts[before:]) == sorted([*queries, "unlock the front door"])
+    assert batches == [2 * (1 + len(queries)), 1 + len(queries)]  # one batch per branch
+    system.close()

@@ -1,6 +1,6 @@
 """MemRL utility (seed 001_…): two-phase ranking, Q convergence, serialized Q writes.
 
-Ranking is checked on hand-built candidate pools and end to end on REAL Qdrant local mode with
+Ranking is checked on hand-built candidate pools and end to end on REAL Qdrant Edge shards with
 the real MiniLM embedder; the model's answers are scripted (ScriptedChatModel, a fake)."""
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.config import MemoryConfig, ModelConfig, UtilityConfig
 from robomemory.memory.longterm import NewItem
-from robomemory.memory.stores.vector_qdrant import QdrantItemStore, point_id
+from robomemory.memory.stores.vector_edge import EdgeItemStore
+from robomemory.memory.stores.vector_qdrant import QdrantItemStore, acquire_client, release_client
+from robomemory.memory.stores.vector_store import CONTENT, INTENT, point_id
 from robomemory.memory.system import MemorySystem
 from robomemory.memory.utility import Candidate, phase_a, phase_b, task_reward, two_phase
 from robomemory.structured import StructuredLLM
@@ -159,11 +161,27 @@ def test_concurrent_q_updates_lose_nothing(store_system):
     assert item.q == pytest.approx(1 - (1 - alpha) ** total)  # every update counted once
 
 
-def test_compare_and_swap_without_a_shared_lock_loses_nothing(store_system):
+def _edge_writers(system, tmp_path):
+    store = system.semantic.store
+    return [EdgeItemStore(store.path, store.collection, dim=None) for _ in range(2)], None
+
+
+def _server_writers(system, tmp_path):
+    """qdrant-client's local mode stands in for a server: the same client API and conditional
+    upsert; the item is copied over from the Edge shard."""
+    client = acquire_client(path=tmp_path / "server")
+    pid, text, meta = system.semantic.store.all()[0]
+    vectors = dict(zip((CONTENT, INTENT), [[1.0] * 32, [1.0] * 32], strict=True))
+    writers = [QdrantItemStore(client, "semantic_r1", dim=32) for _ in range(2)]
+    writers[0].put(pid, text, meta, vectors)
+    return writers, client
+
+
+@pytest.mark.parametrize("backend", [_edge_writers, _server_writers], ids=["edge", "server"])
+def test_compare_and_swap_without_a_shared_lock_loses_nothing(store_system, tmp_path, backend):
     """Two writers with separate locks (as two processes on one Qdrant server would be)."""
     system, pid = store_system
-    client, coll = system.semantic.store.client, system.semantic.collection
-    writers = [QdrantItemStore(client, coll, system.semantic.embedder) for _ in range(2)]
+    writers, client = backend(system, tmp_path)
     for w in writers:
         w.lock = threading.Lock()
 
@@ -181,15 +199,19 @@ def test_compare_and_swap_without_a_shared_lock_loses_nothing(store_system):
                     barrier.wait()
                 return text, {**meta, "visits": meta["visits"] + 1}
 
-            w.modify(pid, mutate)
+            w.modify(pid, mutate, system.semantic.embedder.embed_query)
 
     pool = [threading.Thread(target=bump, args=(w,)) for w in writers]
     for th in pool:
         th.start()
     for th in pool:
         th.join()
-    assert system.semantic.items()[0].visits == 80
+    assert writers[0].get([pid])[pid][1]["visits"] == 80
     assert len(calls) > 80  # the forced races happened and the losers retried
+    for w in writers:
+        w.close()
+    if client is not None:
+        release_client(client)
 
 
 def test_point_ids_are_deterministic():

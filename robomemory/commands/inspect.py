@@ -2,8 +2,8 @@
 
 Shows the spatial triples (current and invalidated), the semantic and episodic items with their
 MemRL Q and visit counts, and the long-term change history. Stores are read directly: no model
-or embedder is loaded. Qdrant local mode admits one process at a time, so inspect a robot whose
-agent is running through a Qdrant server (``--qdrant-url``) or after the run.
+or embedder is loaded. A robot's Qdrant Edge shards admit one process at a time, so inspect a
+robot whose agent is running through a Qdrant server (``--qdrant-url``) or after the run.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from robomemory.memory.history import MemoryHistory
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robot", required=True, help="robot id whose memories to show")
     parser.add_argument("--data", type=Path, default=None, help="memory data directory")
-    parser.add_argument("--qdrant-url", default=None, help="Qdrant server (else local mode)")
+    parser.add_argument("--qdrant-url", default=None, help="Qdrant server (else the local shards)")
     parser.add_argument("--history", type=int, default=50, help="newest change rows shown")
     parser.add_argument("--html", type=Path, default=None, help="draw the spatial graph (HTML)")
     parser.add_argument("--png", type=Path, default=None, help="draw the spatial graph (PNG)")
@@ -48,23 +48,16 @@ def load_items(
     cfg: MemoryConfig, handles: MemoryHandles, url: str | None
 ) -> list[tuple[str, str, str, dict]]:
     """(kind, id, text, metadata) of the robot's long-term items, highest Q first."""
-    from robomemory.memory.stores.vector_qdrant import acquire_client, release_client, scan
+    from robomemory.memory.stores.vectors import scan_items
 
-    path = Path(cfg.data_dir) / "qdrant"
-    if url is None and not path.exists():
-        return []
-    client = acquire_client(path=path, url=url)
-    try:
-        rows = [
-            (kind, pid, text, meta)
-            for kind, coll in (
-                ("semantic", handles.semantic_collection),
-                ("episodic", handles.episodic_collection),
-            )
-            for pid, text, meta in scan(client, coll)
-        ]
-    finally:
-        release_client(client)
+    rows = [
+        (kind, pid, text, meta)
+        for kind, coll in (
+            ("semantic", handles.semantic_collection),
+            ("episodic", handles.episodic_collection),
+        )
+        for pid, text, meta in scan_items(Path(cfg.data_dir), coll, url)
+    ]
     return sorted(rows, key=lambda r: (r[0], -float(r[3].get("q", 0.0))))
 
 

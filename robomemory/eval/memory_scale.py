@@ -9,7 +9,8 @@ fsync) and the bytes the process wrote, plus the in-process selection (Algorithm
 for comparison. Flat figures across sizes mean persistence is proportional to the change.
 Embeddings are random 384-d unit vectors (MiniLM's size); no model is involved.
 
-Long-term part: added by the long-term memory's bench (same command, its own function).
+Long-term part (:func:`robomemory.eval.memory_scale_longterm.longterm_scale`): retrieve + add
+cost per step at 100 / 1k / 10k memories per kind, on the real vector store with a FAKE model.
 """
 
 from __future__ import annotations
@@ -154,6 +155,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="KG sizes in valid edges, comma-separated",
     )
     parser.add_argument("--kg-steps", type=int, default=50, help="steps measured per size")
+    parser.add_argument(
+        "--memories",
+        default="100,1000,10000",
+        help="long-term memories per kind, comma-separated ('' skips the long-term part)",
+    )
+    parser.add_argument("--lt-steps", type=int, default=20, help="long-term steps per size")
+    parser.add_argument(
+        "--embedder", choices=("fake", "minilm"), default="fake", help="long-term embedder"
+    )
     parser.add_argument("--data", type=Path, default=None, help="folder for the store files")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
@@ -166,11 +176,24 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(msg) from None
     if any(s < 4 for s in sizes) or args.kg_steps < 1:
         raise ValueError("--kg-sizes must be ≥ 4 edges each and --kg-steps ≥ 1")
+    try:
+        memories = tuple(int(s) for s in args.memories.split(",") if s.strip())
+    except ValueError:
+        msg = f"--memories: expected integers like 100,1000,10000, got {args.memories!r}"
+        raise ValueError(msg) from None
     figures = kg_scale(sizes, args.kg_steps, args.data)
+    if memories:
+        from robomemory.eval.memory_scale_longterm import format_longterm, longterm_scale
+
+        figures["longterm"] = longterm_scale(
+            memories, steps=args.lt_steps, embedder=args.embedder, data_dir=args.data
+        )
     if args.json:
         print(json.dumps(figures, indent=2))
-    else:
-        _print_kg(figures["kg"])
+        return 0
+    _print_kg(figures["kg"])
+    if memories:
+        print(format_longterm(figures["longterm"]))
     return 0
 
 

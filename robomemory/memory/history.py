@@ -2,7 +2,8 @@
 
 Three tables:
 - ``changes``: every ADD / UPDATE / DELETE of an item and every MemRL Q update, with old and new
-  text and Q, the episode that caused it, and a timestamp;
+  text and Q, the episode that caused it, and a timestamp; a row written with an ``op_key`` is
+  written once, however often a resumed consolidation records it;
 - ``episodes``: episodes whose consolidation finished, with their report (idempotency);
 - ``journal``: per-episode progress of a consolidation (creator output, decisions applied), so a
   consolidation interrupted by a crash resumes without duplicating or re-asking the model.
@@ -28,7 +29,8 @@ CREATE TABLE IF NOT EXISTS changes (
   new_text TEXT,
   q_old REAL,
   q_new REAL,
-  episode_id TEXT
+  episode_id TEXT,
+  op_key TEXT
 );
 CREATE INDEX IF NOT EXISTS changes_collection ON changes(collection);
 CREATE TABLE IF NOT EXISTS episodes (
@@ -58,7 +60,14 @@ class MemoryHistory:
         self._db.row_factory = sqlite3.Row
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL: a commit survives a killed process (no fsync per commit); a power
+            # cut may drop the newest commits but never corrupts the database
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            columns = {r["name"] for r in self._db.execute("PRAGMA table_info(changes)")}
+            if "op_key" not in columns:  # a database from before op keys
+                self._db.execute("ALTER TABLE changes ADD COLUMN op_key TEXT")
+            self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS changes_op_key ON changes(op_key)")
 
     def record(
         self,
@@ -71,14 +80,17 @@ class MemoryHistory:
         q_old: float | None = None,
         q_new: float | None = None,
         episode_id: str | None = None,
-    ) -> None:
-        """Append one change row."""
+        op_key: str | None = None,
+    ) -> bool:
+        """Append one change row; with ``op_key``, only if no row has that key yet. Returns
+        whether a row was written."""
         if event not in EVENTS:
             raise ValueError(f"unknown history event {event!r}")
         with self._lock, self._db:
-            self._db.execute(
-                "INSERT INTO changes (ts, collection, item_id, event, old_text, new_text,"
-                " q_old, q_new, episode_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO changes (ts, collection, item_id, event, old_text,"
+                " new_text, q_old, q_new, episode_id, op_key)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     time.time(),
                     collection,
@@ -89,8 +101,10 @@ class MemoryHistory:
                     q_old,
                     q_new,
                     episode_id,
+                    op_key,
                 ),
             )
+            return cur.rowcount == 1
 
     def changes(
         self,

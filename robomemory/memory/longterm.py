@@ -1,32 +1,46 @@
-"""Semantic and episodic long-term memory (paper section 3.2): Qdrant items, the Mem0 update
-(seed 002_…) and MemRL two-phase retrieval and utility (seed 001_…, see utility.py).
+"""Semantic and episodic long-term memory (paper section 3.2): items in a vector store, the Mem0
+update (seed 002_…) and MemRL two-phase retrieval and utility (seed 001_…, see utility.py).
 
 Semantic items have a ``level`` ("action" or "task"); episodic items record one task attempt.
 Similarity to a request is the larger of cos(query, item text) and cos(task, item intent).
+
+Retrieval embeds the step's queries through the robot's shared embedding cache (so the
+semantic and episodic branches embed them once) and runs every search of a step as one batch.
+A Mem0 update is planned (``mem0.py``, pure), journaled, then applied with idempotent
+operations whose history rows carry an op key: a crash anywhere resumes the journaled plan and
+never asks the model again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from langchain_core.embeddings import Embeddings
-from qdrant_client import QdrantClient
 
 from robomemory.config import MemoryConfig
+from robomemory.memory import mem0
 from robomemory.memory.base import RetrievedItem
 from robomemory.memory.history import MemoryHistory
-from robomemory.memory.stores.vector_qdrant import CONTENT, INTENT, QdrantItemStore, point_id
-from robomemory.memory.utility import Candidate, apply_q, two_phase
+from robomemory.memory.mem0 import AddOp, DeleteOp, Existing, Plan, UpdateOp, content_hash
+from robomemory.memory.stores.vector_store import (
+    CONTENT,
+    INTENT,
+    Hit,
+    Search,
+    VectorStore,
+    point_id,
+)
+from robomemory.memory.utility import Candidate, apply_q, traced_q, two_phase
 from robomemory.prompts import longterm as prompts
 from robomemory.structured import NodeLLM
 
 log = logging.getLogger(__name__)
 
 Kind = Literal["semantic", "episodic"]
+__all__ = ["LongTermMemory", "NewItem", "content_hash"]
 
 
 @dataclass
@@ -37,32 +51,25 @@ class NewItem:
     level: str | None = None  # semantic: "action" | "task"; episodic: None
 
 
-def content_hash(text: str) -> str:
-    """sha256 of the whitespace- and case-normalized text (Mem0's dedupe key)."""
-    norm = " ".join(text.lower().split())
-    return hashlib.sha256(norm.encode()).hexdigest()
-
-
 class LongTermMemory:
-    """One long-term module (semantic or episodic) of one robot, in one Qdrant collection."""
+    """One long-term module (semantic or episodic) of one robot, in one vector store."""
 
     def __init__(
         self,
         kind: Kind,
         cfg: MemoryConfig,
-        client: QdrantClient,
+        store: VectorStore,
         embedder: Embeddings,
-        collection: str,
         history: MemoryHistory,
     ):
         if kind not in ("semantic", "episodic"):
             raise ValueError(f"long-term memory kind must be semantic or episodic, not {kind!r}")
         self.kind = kind
         self.cfg = cfg
-        self.collection = collection
+        self.store = store
+        self.collection = store.collection
         self.history = history
         self.embedder = embedder
-        self.store = QdrantItemStore(client, collection, embedder)
 
     # ---- retrieval (MemRL) -------------------------------------------------------------
     def levels(self) -> list[tuple[str | None, int]]:
@@ -74,51 +81,50 @@ class LongTermMemory:
 
     def retrieve(self, queries: list[str], task: str) -> list[RetrievedItem]:
         """Items for this step's queries: two-phase MemRL retrieval (plain top-N when the
-        utility module is off), per level, best first."""
+        utility module is off), per level, best first. One embedding call (cached, shared
+        with the other branches) and one batch of searches."""
         queries = [q for q in queries if q and q.strip()] or [task]
-        if self.store.count() == 0:
-            return []
         vectors = self.embedder.embed_documents([*queries, task])
         query_vecs, task_vec = vectors[:-1], vectors[-1]
+        levels = [(level, n) for level, n in self.levels() if n > 0]
+        requests: list[Search] = []
+        for level, n in levels:
+            requests += self._requests(level, n, query_vecs, task_vec)
+        found = self.store.search(requests)
         out: list[RetrievedItem] = []
-        for level, n in self.levels():
-            if n > 0:
-                out += self._retrieve_level(level, n, query_vecs, task_vec)
+        per = len(query_vecs) + 1
+        for i, (_level, n) in enumerate(levels):
+            by_intent, by_query = found[i * per], found[i * per + 1 : (i + 1) * per]
+            out += [self._item(c) for c in self._select(n, by_intent, by_query)]
         return out
 
-    def _retrieve_level(
+    def _requests(
         self, level: str | None, n: int, query_vecs: list[list[float]], task_vec: list[float]
-    ) -> list[RetrievedItem]:
+    ) -> list[Search]:
+        """The intent search then one content search per query (gated at δ, top-k1 when
+        the utility module is on; plain top-n otherwise)."""
         ucfg = self.cfg.utility
         where = {"level": level} if level else None
+        k, threshold = (ucfg.k1, ucfg.delta) if ucfg.enabled else (n, None)
+        return [Search(task_vec, INTENT, k, threshold, where)] + [
+            Search(vec, CONTENT, k, threshold, where) for vec in query_vecs
+        ]
+
+    def _select(self, n: int, by_intent: list[Hit], by_query: list[list[Hit]]) -> list[Candidate]:
         best: dict[str, Candidate] = {}
-        if not ucfg.enabled:  # plain similarity top-N per query
-            for vec in query_vecs:
-                for c in self._candidates(vec, task_vec, n, None, where):
+        intent = _candidates(by_intent)
+        if not self.cfg.utility.enabled:  # plain similarity top-N
+            for hits in by_query:
+                for c in _merge(_candidates(hits), intent):
                     _keep_best(best, c, key=lambda x: x.sim)
             chosen = sorted(best.values(), key=lambda c: c.sim, reverse=True)[:n]
             for c in chosen:
                 c.score = c.sim
-        else:
-            by_intent = self._search(task_vec, INTENT, ucfg.k1, ucfg.delta, where)
-            for vec in query_vecs:
-                pool = _merge(self._search(vec, CONTENT, ucfg.k1, ucfg.delta, where), by_intent)
-                for c in two_phase(pool, ucfg):
-                    _keep_best(best, c, key=lambda x: x.score)
-            chosen = sorted(best.values(), key=lambda c: (c.score, c.sim), reverse=True)[:n]
-        return [self._item(c) for c in chosen]
-
-    def _candidates(self, vec, task_vec, k, threshold, where) -> list[Candidate]:
-        return _merge(
-            self._search(vec, CONTENT, k, threshold, where),
-            self._search(task_vec, INTENT, k, threshold, where),
-        )
-
-    def _search(self, vec, using, k, threshold, where) -> list[Candidate]:
-        return [
-            Candidate(id=pid, text=text, meta=meta, sim=score)
-            for pid, text, meta, score in self.store.search(vec, using, k, threshold, where)
-        ]
+            return chosen
+        for hits in by_query:
+            for c in two_phase(_merge(_candidates(hits), intent), self.cfg.utility):
+                _keep_best(best, c, key=lambda x: x.score)
+        return sorted(best.values(), key=lambda c: (c.score, c.sim), reverse=True)[:n]
 
     def _item(self, c: Candidate) -> RetrievedItem:
         return RetrievedItem(
@@ -136,123 +142,168 @@ class LongTermMemory:
     def add_items(
         self, items: list[NewItem], *, task: str, episode_id: str, llm: NodeLLM
     ) -> list[dict]:
-        """Run the Mem0 update for each new item, in order; each result is journaled per
-        (episode, item index), so a resumed consolidation skips what was already applied."""
-        results = []
-        for idx, item in enumerate(items):
-            key = f"{self.collection}:item:{idx}"
-            done = self.history.journal_get(episode_id, key)
-            if done is None:
-                done = self.update(item, idx=idx, task=task, episode_id=episode_id, llm=llm)
-                self.history.journal_put(episode_id, key, done)
-            results.append(done)
-        return results
+        """Run the Mem0 update for each new item, in order (see ``update``)."""
+        return [
+            self.update(item, idx=idx, task=task, episode_id=episode_id, llm=llm)
+            for idx, item in enumerate(items)
+        ]
 
     def update(self, item: NewItem, *, idx: int, task: str, episode_id: str, llm: NodeLLM) -> dict:
-        """One Mem0 decision: dedupe by hash, show the top-S similar items with integer ids,
-        apply ADD / UPDATE / DELETE / NOOP. An unparseable or invalid decision is a NOOP."""
+        """One Mem0 decision for item ``idx`` of ``episode_id``: dedupe by hash, show the top-S
+        similar items with integer ids, decide ADD / UPDATE / DELETE / NOOP (invalid: NOOP).
+        The plan is journaled before any write and marked done after; a resumed call applies
+        the journaled plan again (idempotently) and never asks the model again."""
+        key = f"{self.collection}:item:{idx}"
+        entry = self.history.journal_get(episode_id, key)
+        if entry is not None and "plan" not in entry:  # a result journaled before plans
+            return entry
+        if entry is not None and entry.get("done"):
+            return entry["result"]
+        if entry is not None:
+            plan = Plan.model_validate(entry["plan"])
+        else:
+            plan = self._plan(item, idx, episode_id, llm)
+            self.history.journal_put(episode_id, key, {"plan": plan.model_dump(), "done": False})
+        result = self._apply(plan, idx, task, episode_id)
+        self.history.journal_put(
+            episode_id, key, {"plan": plan.model_dump(), "done": True, "result": result}
+        )
+        return result
+
+    def _plan(self, item: NewItem, idx: int, episode_id: str, llm: NodeLLM) -> Plan:
+        """Gather what the pure Mem0 rules need (store reads, one model call) and plan."""
         text = item.text.strip()
-        if not text:
-            return {"event": "NOOP", "reason": "empty"}
-        if self.store.find_hash(content_hash(text)):
-            return {"event": "NOOP", "reason": "duplicate"}
-        where = {"level": item.level} if item.level else None
-        similar = self.store.similar(text, k=self.cfg.longterm.update_top_s, where=where)
-        if not similar:
-            return self._add(text, item.level, idx, task, episode_id, reason="no similar items")
-        result = llm.call(
+        add_id = point_id(self.collection, episode_id, str(idx))
+        duplicate = bool(text) and self.store.find_hash(content_hash(text)) is not None
+        existing: list[Existing] = []
+        if text and not duplicate:
+            where = {"level": item.level} if item.level else None
+            vec = self.embedder.embed_query(text)
+            (hits,) = self.store.search(
+                [Search(vec, CONTENT, self.cfg.longterm.update_top_s, None, where)]
+            )
+            existing = [Existing(h.id, h.text) for h in hits]
+        plan = mem0.plan_without_model(
+            text, item.level, add_id, duplicate=duplicate, existing=existing
+        )
+        if plan is not None:
+            return plan
+        answer = llm.call(
             prompts.MemoryDecision,
             prompts.UPDATER_SYSTEM,
-            prompts.updater_prompt(text, [s[1] for s in similar]),
+            prompts.updater_prompt(text, [e.text for e in existing]),
             fallback=lambda: prompts.MemoryDecision(event="NOOP"),
         )
-        decision = result.value
-        if not result.ok:
-            return {"event": "NOOP", "reason": "unparseable decision"}
-        if decision.event == "ADD":
-            return self._add(text, item.level, idx, task, episode_id)
-        if decision.event == "NOOP":
-            return {"event": "NOOP", "reason": "model"}
-        if decision.id is None or not 0 <= decision.id < len(similar):
-            log.warning("%s: %s names unknown id %s; NOOP", self.kind, decision.event, decision.id)
-            return {"event": "NOOP", "reason": f"unknown id {decision.id}"}
-        target = similar[decision.id][0]
-        if decision.event == "UPDATE":
-            return self._update(target, (decision.text or text).strip(), episode_id)
-        return self._delete_and_add(target, text, item.level, idx, task, episode_id)
+        decision = answer.value if answer.ok else None
+        holders = {}
+        if decision is not None and decision.event == "UPDATE" and decision.text:
+            digest = content_hash(decision.text.strip())
+            holder = self.store.find_hash(digest)
+            holders = {digest: holder} if holder else {}
+        plan = mem0.plan_decision(decision, text, item.level, add_id, existing, holders)
+        if plan.result["event"] == "NOOP" and plan.result["reason"] != "model":
+            log.warning("%s: updater decision ignored: %s", self.kind, plan.result["reason"])
+        return plan
 
-    def _add(
-        self, text: str, level: str | None, idx: int, task: str, episode_id: str, reason: str = ""
-    ) -> dict:
-        pid = point_id(self.collection, episode_id, str(idx))
-        meta = {
-            "level": level,
-            "q": self.cfg.utility.q_init,
-            "visits": 0,
-            "hash": content_hash(text),
-            "episode_id": episode_id,
-            "task": task,
-            "created": time.time(),
-        }
-        self.store.put(pid, text, task, meta)
-        self.history.record(self.collection, pid, "ADD", new_text=text, episode_id=episode_id)
-        return {"event": "ADD", "item_id": pid, **({"reason": reason} if reason else {})}
+    def _apply(self, plan: Plan, idx: int, task: str, episode_id: str) -> dict:
+        """Carry out a plan's operations; each is idempotent, its history row written once."""
+        result = dict(plan.result)
+        for op in plan.ops:
+            op_key = f"{self.collection}:{episode_id}:{idx}:{op.op}:{op.item_id}"
+            if isinstance(op, AddOp):
+                self._add(op, task, episode_id, op_key)
+            elif isinstance(op, DeleteOp):
+                self.store.delete([op.item_id])
+                self.history.record(
+                    self.collection,
+                    op.item_id,
+                    "DELETE",
+                    old_text=op.old_text,
+                    episode_id=episode_id,
+                    op_key=op_key,
+                )
+            elif not self._update(op, episode_id, op_key):
+                result = {"event": "NOOP", "reason": "target gone"}
+        return result
 
-    def _update(self, target: str, new_text: str, episode_id: str) -> dict:
-        digest = content_hash(new_text)
-        holder = self.store.find_hash(digest)
-        if not new_text or (holder and holder != target):
-            return {"event": "NOOP", "reason": "update duplicates an item"}
-
-        def mutate(old_text: str, meta: dict):
-            if old_text == new_text:
-                return None
-            return new_text, {**meta, "hash": digest, "updated": time.time()}
-
-        done = self.store.modify(target, mutate)
-        if done is None:
-            return {"event": "NOOP", "reason": "target unchanged or gone"}
+    def _add(self, op: AddOp, task: str, episode_id: str, op_key: str) -> None:
+        if not self.store.get([op.item_id]):  # a resumed ADD keeps the item as written
+            meta = {
+                "level": op.level,
+                "q": self.cfg.utility.q_init,
+                "visits": 0,
+                "hash": content_hash(op.text),
+                "episode_id": episode_id,
+                "task": task,
+                "created": time.time(),
+            }
+            content_vec, intent_vec = self.embedder.embed_documents([op.text, task])
+            self.store.put(op.item_id, op.text, meta, {CONTENT: content_vec, INTENT: intent_vec})
         self.history.record(
             self.collection,
-            target,
-            "UPDATE",
-            old_text=done[0],
-            new_text=new_text,
+            op.item_id,
+            "ADD",
+            new_text=op.text,
             episode_id=episode_id,
+            op_key=op_key,
         )
-        return {"event": "UPDATE", "item_id": target}
 
-    def _delete_and_add(
-        self, target: str, text: str, level: str | None, idx: int, task: str, episode_id: str
-    ) -> dict:
-        old = self.store.get([target]).get(target)
-        self.store.delete([target])
-        if old is not None:
-            self.history.record(
-                self.collection, target, "DELETE", old_text=old[0], episode_id=episode_id
-            )
-        added = self._add(text, level, idx, task, episode_id)
-        return {"event": "DELETE", "item_id": target, "added": added["item_id"]}
+    def _update(self, op: UpdateOp, episode_id: str, op_key: str) -> bool:
+        """Rewrite the target's text (keeping its Q); False when the target is gone."""
+        digest = content_hash(op.new_text)
+
+        def mutate(old_text: str, meta: dict):
+            if old_text == op.new_text:  # applied before a crash
+                return None
+            return op.new_text, {**meta, "hash": digest, "updated": time.time()}
+
+        change = self.store.modify(op.item_id, mutate, self.embedder.embed_query)
+        if change is None and not self.store.get([op.item_id]):
+            return False
+        self.history.record(
+            self.collection,
+            op.item_id,
+            "UPDATE",
+            old_text=op.old_text,
+            new_text=op.new_text,
+            episode_id=episode_id,
+            op_key=op_key,
+        )
+        return True
 
     # ---- MemRL utility update ----------------------------------------------------------
     def update_utility(self, ids: list[str], reward: float, episode_id: str) -> list[dict]:
         """Q ← Q + α(r − Q), visits + 1 for each of ``ids`` held here; applied once per
-        episode per item (the payload remembers recent episodes), serialized by CAS."""
+        episode per item (the payload remembers recent episodes), serialized by CAS. The
+        history row is written once per (item, episode): when the Q write went through before
+        a crash, the resumed call records it from the item's ``q_trace``. Returns the updates
+        recorded by this call."""
         ucfg = self.cfg.utility
-        mine = list(self.store.get(list(dict.fromkeys(ids))))
         out = []
-        for pid in mine:
-            done = self.store.modify(
-                pid, lambda text, meta: _q_change(text, meta, reward, ucfg, episode_id)
+        for pid in self.store.get(list(dict.fromkeys(ids))):
+            change = self.store.modify(
+                pid,
+                lambda text, meta: _q_change(text, meta, reward, ucfg, episode_id),
+                self.embedder.embed_query,
             )
-            if done is None:
-                continue
-            q_old = float(done[1].get("q", ucfg.q_init))
-            q_new = float(done[3]["q"])
-            self.history.record(
-                self.collection, pid, "Q", q_old=q_old, q_new=q_new, episode_id=episode_id
-            )
-            out.append({"id": pid, "q_old": q_old, "q_new": q_new})
+            if change is not None:
+                q_old, q_new = float(change.old_meta.get("q", ucfg.q_init)), change.new_meta["q"]
+            else:
+                held = self.store.get([pid]).get(pid)
+                traced = traced_q(held[1], episode_id) if held else None
+                if traced is None:
+                    continue
+                q_old, q_new = traced
+            if self.history.record(
+                self.collection,
+                pid,
+                "Q",
+                q_old=q_old,
+                q_new=q_new,
+                episode_id=episode_id,
+                op_key=f"{self.collection}:{episode_id}:Q:{pid}",
+            ):
+                out.append({"id": pid, "q_old": q_old, "q_new": float(q_new)})
         return out
 
     def items(self) -> list[RetrievedItem]:
@@ -267,6 +318,10 @@ class LongTermMemory:
 def _q_change(text: str, meta: dict, reward: float, ucfg, episode_id: str):
     new_meta = apply_q(meta, reward, ucfg, episode_id)
     return None if new_meta is None else (text, new_meta)
+
+
+def _candidates(hits: list[Hit]) -> list[Candidate]:
+    return [Candidate(id=h.id, text=h.text, meta=h.meta, sim=h.score) for h in hits]
 
 
 def _merge(*lists: list[Candidate]) -> list[Candidate]:

@@ -1,10 +1,11 @@
 """MemorySystem: one robot's four memory modules, opened from ``cfg.data_dir``.
 
-Layout under ``data_dir``: ``qdrant/`` (local-mode Qdrant shared by all robots, one collection
-per kind and robot), ``history.sqlite3`` (change history and consolidation journal),
-``episodes.sqlite3`` (the episode log: step records kept out of checkpoints) and the
-spatial graph store's files. Opening the same data directory twice in one process reuses one
-Qdrant client (local mode allows only one per path).
+Layout under ``data_dir``: ``longterm/<kind>_<robot>/`` (a Qdrant Edge shard per kind and
+robot; a Qdrant server instead when ``longterm.qdrant_url`` is set), ``history.sqlite3`` (change
+history and consolidation journal), ``episodes.sqlite3`` (the episode log: step records kept
+out of checkpoints) and the spatial graph store's files. Opening the same robot twice in one
+process reuses its shards; a second process gets one clear error. The modules share one
+embedding cache, so a step's queries are embedded once for all branches.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from langchain_core.embeddings import Embeddings
 
 from robomemory.config import MemoryConfig
 from robomemory.memory.base import MemoryHandles
+from robomemory.memory.embedding_cache import CachedEmbeddings
 from robomemory.memory.episode_log import EpisodeLog
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.longterm import LongTermMemory
-from robomemory.memory.stores.vector_qdrant import acquire_client, release_client
+from robomemory.memory.stores.vector_store import VectorStore
+from robomemory.memory.stores.vectors import open_vector_store
 from robomemory.memory.temporal import TemporalMemory
 
 log = logging.getLogger(__name__)
@@ -39,7 +42,7 @@ class MemorySystem:
         semantic: LongTermMemory | None,
         episodic: LongTermMemory | None,
         history: MemoryHistory,
-        client: Any | None = None,
+        stores: list[VectorStore] | None = None,
         graph_store: Any | None = None,
         episodes: EpisodeLog | None = None,
     ):
@@ -51,7 +54,7 @@ class MemorySystem:
         self.episodic = episodic
         self.history = history
         self.episodes = episodes or EpisodeLog(Path(cfg.data_dir) / "episodes.sqlite3")
-        self._client = client
+        self._stores = list(stores or [])
         self._graph_store = graph_store
         self._closed = False
 
@@ -62,19 +65,24 @@ class MemorySystem:
         data_dir.mkdir(parents=True, exist_ok=True)
         handles = MemoryHandles.for_robot(robot_id, "")
         history = MemoryHistory(data_dir / "history.sqlite3")
+        embedder = CachedEmbeddings(embedder)
         lt = cfg.longterm
-        client = None
-        semantic = episodic = None
-        if lt.semantic_enabled or lt.episodic_enabled:
-            client = acquire_client(path=data_dir / "qdrant", url=lt.qdrant_url)
-            if lt.semantic_enabled:
-                semantic = LongTermMemory(
-                    "semantic", cfg, client, embedder, handles.semantic_collection, history
-                )
-            if lt.episodic_enabled:
-                episodic = LongTermMemory(
-                    "episodic", cfg, client, embedder, handles.episodic_collection, history
-                )
+        stores: list[VectorStore] = []
+        modules: dict[str, LongTermMemory] = {}
+        wanted = [("semantic", lt.semantic_enabled, handles.semantic_collection)]
+        wanted += [("episodic", lt.episodic_enabled, handles.episodic_collection)]
+        wanted = [w for w in wanted if w[1]]
+        try:
+            dim = len(embedder.embed_query("dimension probe")) if wanted else 0
+            for kind, _, collection in wanted:
+                stores.append(open_vector_store(data_dir, collection, dim, lt.qdrant_url))
+                modules[kind] = LongTermMemory(kind, cfg, stores[-1], embedder, history)
+        except BaseException:  # e.g. the robot runs in another process: release what we hold
+            for store in stores:
+                store.close()
+            history.close()
+            raise
+        semantic, episodic = modules.get("semantic"), modules.get("episodic")
         spatial = graph_store = None
         if cfg.spatial.enabled:
             from robomemory.memory.spatial import SpatialMemory, open_graph_store
@@ -82,8 +90,8 @@ class MemorySystem:
             try:  # in use by another process, or corrupt with no good copy: leak nothing
                 graph_store = open_graph_store(cfg.spatial, data_dir, handles.spatial_graph_id)
             except BaseException:
-                if client is not None:
-                    release_client(client)
+                for store in stores:
+                    store.close()
                 history.close()
                 raise
             spatial = SpatialMemory(cfg.spatial, graph_store, embedder)
@@ -95,7 +103,7 @@ class MemorySystem:
             semantic,
             episodic,
             history,
-            client=client,
+            stores=stores,
             graph_store=graph_store,
         )
 
@@ -108,12 +116,12 @@ class MemorySystem:
         return [m for m in (self.semantic, self.episodic) if m is not None]
 
     def close(self) -> None:
-        """Release the Qdrant client, the history database and the graph store (idempotent)."""
+        """Release the vector stores, the history database and the graph store (idempotent)."""
         if self._closed:
             return
         self._closed = True
-        if self._client is not None:
-            release_client(self._client)
+        for store in self._stores:
+            store.close()
         self.history.close()
         self.episodes.close()
         close = getattr(self._graph_store, "close", None)

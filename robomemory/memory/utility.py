@@ -88,14 +88,27 @@ def task_reward(
 
 
 def apply_q(meta: dict, reward: float, cfg: UtilityConfig, episode_id: str) -> dict | None:
-    """The payload after one Q update, or None when ``episode_id`` already updated it."""
+    """The payload after one Q update, or None when ``episode_id`` already updated it.
+    ``q_trace`` keeps [episode, Q before, Q after] of recent updates in the item itself, so the
+    history row of an update that was written just before a crash can be recorded on resume."""
     log = list(meta.get("q_log") or [])
     if episode_id in log:
         return None
     q_old = float(meta.get("q", cfg.q_init))
+    q_new = q_update(q_old, reward, cfg.alpha)
+    trace = list(meta.get("q_trace") or [])
     return {
         **meta,
-        "q": q_update(q_old, reward, cfg.alpha),
+        "q": q_new,
         "visits": int(meta.get("visits", 0)) + 1,
         "q_log": (log + [episode_id])[-Q_LOG_LEN:],
+        "q_trace": (trace + [[episode_id, q_old, q_new]])[-Q_LOG_LEN:],
     }
+
+
+def traced_q(meta: dict, episode_id: str) -> tuple[float, float] | None:
+    """(Q before, Q after) of the update ``episode_id`` made to this item, if it made one."""
+    for entry in meta.get("q_trace") or []:
+        if entry[0] == episode_id:
+            return float(entry[1]), float(entry[2])
+    return None

@@ -1,37 +1,41 @@
-"""Qdrant backend of long-term memory: one shared client per location, item collections.
+"""Qdrant server backend of long-term memory (qdrant-client): the fleet's scale-out.
 
-Qdrant local mode (``QdrantClient(path=...)``) allows ONE client per path per process, so
-clients come from a process-wide, reference-counted registry: opening the same path (or server
-URL) twice returns the same client. Each collection has two named dense vectors — ``content``
-(the item text, searched through ``langchain_qdrant.QdrantVectorStore``) and ``intent`` (MemRL's
-z: the task the item was learned from) — and LangChain's payload layout
-(``page_content`` + ``metadata``). Writes to a point are compare-and-swap on
-``metadata.version`` (Qdrant's conditional upsert), so concurrent writers, even in other
-processes talking to one server, never lose an update. Qdrant's local mode is not thread-safe,
-so every call on a local-mode client holds that client's I/O lock (server clients need none).
+Robots of a fleet share one Qdrant server, one collection per kind and robot. Clients come from
+a process-wide, reference-counted registry keyed by URL (or by path for qdrant-client's local
+mode, which only reads the old on-disk layout for migration and stands in for a server in
+tests: it allows one client per path per process and is not thread-safe, so every call on a
+local-mode client holds that client's I/O lock). Writes to a point are compare-and-swap on
+``metadata.version`` (Qdrant's conditional upsert), so writers in other processes talking to
+one server never lose an update.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-import uuid
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
 
-from langchain_core.embeddings import Embeddings
-from langchain_qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-log = logging.getLogger(__name__)
+from robomemory.memory.stores.vector_store import (
+    CONTENT,
+    INDEXED,
+    INTENT,
+    Change,
+    Hit,
+    Mutation,
+    Search,
+    Vectors,
+    cas_modify,
+    check_where,
+    payload,
+    unpack,
+)
 
-CONTENT = "content"
-INTENT = "intent"
-CAS_RETRIES = 50
-WRITER_LOG = 16  # recent writer tokens kept per item: tells a writer its CAS went through
+PAGE = 256
 
 _registry_lock = threading.Lock()
 _clients: dict[str, tuple[QdrantClient, int]] = {}
@@ -91,29 +95,26 @@ def client_io(client: QdrantClient) -> AbstractContextManager:
         return _io_locks.get(id(client)) or nullcontext()
 
 
-def point_id(*parts: str) -> str:
-    """A deterministic point id (re-running a write upserts the same point)."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, "robomemory:" + ":".join(parts)))
+def _filter(where: dict | None) -> qm.Filter | None:
+    if not where:
+        return None
+    return qm.Filter(
+        must=[
+            qm.FieldCondition(key=f"metadata.{k}", match=qm.MatchValue(value=v))
+            for k, v in where.items()
+        ]
+    )
 
 
 class QdrantItemStore:
-    """One collection of memory items: search, upsert, delete, compare-and-swap updates."""
+    """One collection of memory items on a Qdrant server (or a local-mode client)."""
 
-    def __init__(self, client: QdrantClient, collection: str, embedder: Embeddings):
+    def __init__(self, client: QdrantClient, collection: str, dim: int):
         self.client = client
         self.collection = collection
-        self.embedder = embedder
         self.io = client_io(client)
-        dim = len(embedder.embed_query("dimension probe"))
         with self.io:
             self._ensure_collection(dim)
-            self.vectorstore = QdrantVectorStore(
-                client=client,
-                collection_name=collection,
-                embedding=embedder,
-                vector_name=CONTENT,
-                validate_collection_config=False,  # checked above
-            )
         self.lock = collection_lock(client, collection)
 
     def _ensure_collection(self, dim: int) -> None:
@@ -122,6 +123,12 @@ class QdrantItemStore:
             self.client.create_collection(
                 self.collection, vectors_config={CONTENT: params, INTENT: params}
             )
+            with warnings.catch_warnings():  # local mode (tests) warns that it has no indexes
+                warnings.simplefilter("ignore", UserWarning)
+                for field in INDEXED:
+                    self.client.create_payload_index(
+                        self.collection, f"metadata.{field}", qm.PayloadSchemaType.KEYWORD
+                    )
             return
         vectors = self.client.get_collection(self.collection).config.params.vectors
         for name in (CONTENT, INTENT):
@@ -133,51 +140,34 @@ class QdrantItemStore:
                 )
 
     # ---- reads -------------------------------------------------------------------------
-    def similar(
-        self, text: str, k: int, where: dict[str, Any] | None = None
-    ) -> list[tuple[str, str, dict, float]]:
-        """Top-k items by content similarity (langchain-qdrant): (id, text, metadata, cosine)."""
-        vector = self.embedder.embed_query(text)
-        with self.io:
-            found = self.vectorstore.similarity_search_with_score_by_vector(
-                vector, k=k, filter=_filter(where)
-            )
-        return [
-            (str(doc.metadata["_id"]), doc.page_content, _meta(doc.metadata), score)
-            for doc, score in found
-        ]
-
-    def search(
-        self,
-        vector: list[float],
-        using: str,
-        k: int,
-        threshold: float | None = None,
-        where: dict[str, Any] | None = None,
-    ) -> list[tuple[str, str, dict, float]]:
-        """Top-k by cosine on the named vector ``using``, optionally gated at ``threshold``."""
-        with self.io:
-            res = self.client.query_points(
-                self.collection,
-                query=vector,
-                using=using,
-                limit=k,
-                score_threshold=threshold,
-                query_filter=_filter(where),
+    def search(self, requests: Sequence[Search]) -> list[list[Hit]]:
+        if not requests:
+            return []
+        for r in requests:
+            check_where(r.where)
+        batch = [
+            qm.QueryRequest(
+                query=r.vector,
+                using=r.using,
+                limit=r.k,
+                score_threshold=r.threshold,
+                filter=_filter(r.where),
                 with_payload=True,
             )
-        return [(str(p.id), *_unpack(p.payload), p.score) for p in res.points]
+            for r in requests
+        ]
+        with self.io:
+            res = self.client.query_batch_points(self.collection, batch)
+        return [[Hit(str(p.id), *unpack(p.payload), p.score) for p in r.points] for r in res]
 
-    def get(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
-        """Items by id: id -> (text, metadata); unknown ids are absent."""
+    def get(self, ids: Sequence[str]) -> dict[str, tuple[str, dict]]:
         if not ids:
             return {}
         with self.io:
-            recs = self.client.retrieve(self.collection, ids, with_payload=True)
-        return {str(r.id): _unpack(r.payload) for r in recs}
+            recs = self.client.retrieve(self.collection, list(ids), with_payload=True)
+        return {str(r.id): unpack(r.payload) for r in recs}
 
     def find_hash(self, digest: str) -> str | None:
-        """The id of an item whose content hash is ``digest``, if any."""
         with self.io:
             recs, _ = self.client.scroll(
                 self.collection, scroll_filter=_filter({"hash": digest}), limit=1
@@ -185,112 +175,71 @@ class QdrantItemStore:
         return str(recs[0].id) if recs else None
 
     def all(self, limit: int = 10_000) -> list[tuple[str, str, dict]]:
-        """Every item (for inspection): (id, text, metadata)."""
-        return scan(self.client, self.collection, limit)
-
-    def count(self) -> int:
-        with self.io:
-            return self.client.count(self.collection, exact=True).count
+        return [
+            (pid, text, meta) for pid, text, meta, _ in scan(self.client, self.collection, limit)
+        ]
 
     # ---- writes ------------------------------------------------------------------------
-    def put(self, pid: str, text: str, intent: str, metadata: dict) -> None:
-        """Insert or overwrite one item with freshly embedded content and intent vectors."""
-        content_vec, intent_vec = self.embedder.embed_documents([text, intent])
-        meta = {**metadata, "version": int(metadata.get("version", 0)) + 1}
-        point = qm.PointStruct(
-            id=pid,
-            vector={CONTENT: content_vec, INTENT: intent_vec},
-            payload={"page_content": text, "metadata": meta},
-        )
+    def put(self, pid: str, text: str, meta: dict, vectors: Vectors) -> None:
+        meta = {**meta, "version": int(meta.get("version", 0)) + 1}
+        point = qm.PointStruct(id=pid, vector=vectors, payload=payload(text, meta))
         with self.io:
             self.client.upsert(self.collection, [point])
 
-    def delete(self, ids: list[str]) -> None:
+    def delete(self, ids: Sequence[str]) -> None:
         if ids:
             with self.io:
-                self.client.delete(self.collection, qm.PointIdsList(points=ids))
+                self.client.delete(self.collection, qm.PointIdsList(points=list(ids)))
 
     def modify(
-        self, pid: str, mutate: Callable[[str, dict], tuple[str, dict] | None]
-    ) -> tuple[str, dict, str, dict] | None:
-        """Compare-and-swap one item: ``mutate(text, meta)`` returns the new (text, meta) or
-        None to leave it. Returns (old_text, old_meta, new_text, new_meta), or None when the
-        item does not exist or ``mutate`` declined. Retries when another writer got there first.
-        """
-        with self.lock:
-            for _ in range(CAS_RETRIES):
-                with self.io:
-                    recs = self.client.retrieve(
-                        self.collection, [pid], with_payload=True, with_vectors=True
-                    )
-                if not recs:
-                    return None
-                old_text, old_meta = _unpack(recs[0].payload)
-                change = mutate(old_text, dict(old_meta))
-                if change is None:
-                    return None
-                new_text, new_meta = change
-                version = int(old_meta.get("version", 0))
-                token = uuid.uuid4().hex[:16]
-                writers = [*old_meta.get("writers", []), token][-WRITER_LOG:]
-                new_meta = {**new_meta, "version": version + 1, "writers": writers}
-                vectors = dict(recs[0].vector or {})
-                if new_text != old_text:
-                    vectors[CONTENT] = self.embedder.embed_query(new_text)
-                point = qm.PointStruct(
-                    id=pid,
-                    vector=vectors,
-                    payload={"page_content": new_text, "metadata": new_meta},
-                )
-                with self.io:  # applied only if nobody wrote since our read
-                    self.client.upsert(
-                        self.collection,
-                        [point],
-                        update_filter=_filter({"version": version}),
-                        update_mode=qm.UpdateMode.UPDATE_ONLY,
-                    )
-                check = self.get([pid]).get(pid)
-                if check and token in check[1].get("writers", []):  # ours applied
-                    return old_text, old_meta, new_text, new_meta
-                log.info("%s: concurrent write on %s, retrying", self.collection, pid)
-        raise RuntimeError(f"{self.collection}: could not update {pid} after {CAS_RETRIES} tries")
+        self, pid: str, mutate: Mutation, embed: Callable[[str], list[float]]
+    ) -> Change | None:
+        return cas_modify(
+            self.collection, pid, mutate, embed, self._read, self._write_if, self.lock
+        )
+
+    def _read(self, pid: str) -> tuple[str, dict, Vectors] | None:
+        with self.io:
+            recs = self.client.retrieve(
+                self.collection, [pid], with_payload=True, with_vectors=True
+            )
+        if not recs:
+            return None
+        return (*unpack(recs[0].payload), dict(recs[0].vector or {}))  # type: ignore[arg-type]
+
+    def _write_if(self, pid: str, vectors: Vectors, data: dict, version: int) -> None:
+        with self.io:  # applied only if nobody wrote since our read
+            self.client.upsert(
+                self.collection,
+                [qm.PointStruct(id=pid, vector=vectors, payload=data)],
+                update_filter=_filter({"version": version}),
+                update_mode=qm.UpdateMode.UPDATE_ONLY,
+            )
+
+    def close(self) -> None:
+        """The client belongs to the registry (``release_client``)."""
 
 
-def scan(client: QdrantClient, collection: str, limit: int = 10_000) -> list[tuple[str, str, dict]]:
-    """Every item of ``collection`` as (id, text, metadata); empty when it does not exist.
-    Needs no embedder (inspection reads stores without loading a model)."""
+def scan(
+    client: QdrantClient, collection: str, limit: int = 10_000, with_vectors: bool = False
+) -> list[tuple[str, str, dict, Vectors]]:
+    """Every item of ``collection`` as (id, text, metadata, vectors — empty unless asked);
+    empty when it does not exist. Needs no embedder."""
     io = client_io(client)
     with io:
         if not client.collection_exists(collection):
             return []
-    out: list[tuple[str, str, dict]] = []
+    out: list[tuple[str, str, dict, Vectors]] = []
     offset = None
     while len(out) < limit:
         with io:
             recs, offset = client.scroll(
-                collection, limit=min(256, limit - len(out)), offset=offset
+                collection,
+                limit=min(PAGE, limit - len(out)),
+                offset=offset,
+                with_vectors=with_vectors,
             )
-        out += [(str(r.id), *_unpack(r.payload)) for r in recs]
+        out += [(str(r.id), *unpack(r.payload), dict(r.vector or {})) for r in recs]  # type: ignore[arg-type]
         if offset is None:
             break
     return out
-
-
-def _unpack(payload: dict | None) -> tuple[str, dict]:
-    payload = payload or {}
-    return str(payload.get("page_content", "")), dict(payload.get("metadata") or {})
-
-
-def _meta(metadata: dict) -> dict:
-    return {k: v for k, v in metadata.items() if k not in ("_id", "_collection_name")}
-
-
-def _filter(where: dict[str, Any] | None) -> qm.Filter | None:
-    if not where:
-        return None
-    return qm.Filter(
-        must=[
-            qm.FieldCondition(key=f"metadata.{k}", match=qm.MatchValue(value=v))
-            for k, v in where.items()
-        ]
-    )

@@ -1,0 +1,129 @@
+"""Mem0's update (seed 002_…) as pure functions: what to do with a new item, given the similar
+items the store holds and the updater's decision, as a list of store operations.
+
+No store and no model here: ``memory/longterm.py`` gathers the inputs, journals the plan, then
+applies its operations (each idempotent), so a crash mid-way resumes the same plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from robomemory.prompts.longterm import MemoryDecision
+
+
+def content_hash(text: str) -> str:
+    """sha256 of the whitespace- and case-normalized text (Mem0's dedupe key)."""
+    norm = " ".join(text.lower().split())
+    return hashlib.sha256(norm.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Existing:
+    """A similar item shown to the updater as number ``i`` (its index in the list)."""
+
+    id: str
+    text: str
+
+
+class AddOp(BaseModel):
+    op: Literal["add"] = "add"
+    item_id: str
+    text: str
+    level: str | None = None
+
+
+class UpdateOp(BaseModel):
+    op: Literal["update"] = "update"
+    item_id: str
+    old_text: str
+    new_text: str
+
+
+class DeleteOp(BaseModel):
+    op: Literal["delete"] = "delete"
+    item_id: str
+    old_text: str
+
+
+Op = Annotated[AddOp | UpdateOp | DeleteOp, Field(discriminator="op")]
+
+
+class Plan(BaseModel):
+    """The result reported for the new item and the operations that carry it out, in order."""
+
+    result: dict
+    ops: list[Op] = Field(default_factory=list)
+
+
+def noop(reason: str) -> Plan:
+    return Plan(result={"event": "NOOP", "reason": reason})
+
+
+def add(item_id: str, text: str, level: str | None, reason: str = "") -> Plan:
+    result = {"event": "ADD", "item_id": item_id, **({"reason": reason} if reason else {})}
+    return Plan(result=result, ops=[AddOp(item_id=item_id, text=text, level=level)])
+
+
+def plan_without_model(
+    text: str, level: str | None, add_id: str, *, duplicate: bool, existing: Sequence[Existing]
+) -> Plan | None:
+    """The plan when no decision is needed (empty, a known hash, nothing similar), else None:
+    the updater must be asked."""
+    if not text.strip():
+        return noop("empty")
+    if duplicate:
+        return noop("duplicate")
+    if not existing:
+        return add(add_id, text.strip(), level, reason="no similar items")
+    return None
+
+
+def plan_decision(
+    decision: MemoryDecision | None,
+    text: str,
+    level: str | None,
+    add_id: str,
+    existing: Sequence[Existing],
+    hash_holders: Mapping[str, str],
+) -> Plan:
+    """Apply the updater's ``decision`` (None: unparseable) for the new item ``text`` against
+    the ``existing`` items it was shown. ``hash_holders`` maps content hashes to the items
+    holding them (for the merged text of an UPDATE). Anything invalid is a NOOP: an UPDATE or
+    DELETE naming no shown item, an UPDATE without text, an UPDATE that would duplicate
+    another item or change nothing."""
+    text = text.strip()
+    if decision is None:
+        return noop("unparseable decision")
+    if decision.event == "ADD":
+        return add(add_id, text, level)
+    if decision.event == "NOOP":
+        return noop("model")
+    if decision.id is None or not 0 <= decision.id < len(existing):
+        return noop(f"unknown id {decision.id}")
+    target = existing[decision.id]
+    if decision.event == "DELETE":
+        return Plan(
+            result={"event": "DELETE", "item_id": target.id, "added": add_id},
+            ops=[
+                DeleteOp(item_id=target.id, old_text=target.text),
+                AddOp(item_id=add_id, text=text, level=level),
+            ],
+        )
+    merged = (decision.text or "").strip()
+    if not merged:
+        return noop("update without text")
+    if merged == target.text:
+        return noop("target unchanged")
+    holder = hash_holders.get(content_hash(merged))
+    if holder is not None and holder != target.id:
+        return noop("update duplicates an item")
+    return Plan(
+        result={"event": "UPDATE", "item_id": target.id},
+        ops=[UpdateOp(item_id=target.id, old_text=target.text, new_text=merged)],
+    )

@@ -1,0 +1,100 @@
+"""Mem0's decision application as a pure function: decisions and existing items in, store
+operations out. No store, no model."""
+
+from __future__ import annotations
+
+import pytest
+
+from robomemory.memory.mem0 import (
+    AddOp,
+    DeleteOp,
+    Existing,
+    Plan,
+    UpdateOp,
+    content_hash,
+    plan_decision,
+    plan_without_model,
+)
+from robomemory.prompts.longterm import MemoryDecision
+
+SHOWN = [Existing("id-a", "the fridge is locked"), Existing("id-b", "the key is in the drawer")]
+NEW = "the fridge opens with the key"
+
+
+def plan(event, id=None, text=None, holders=None) -> Plan:
+    decision = MemoryDecision(event=event, id=id, text=text)
+    return plan_decision(decision, NEW, "action", "new-id", SHOWN, holders or {})
+
+
+def test_add():
+    p = plan("ADD")
+    assert p.result == {"event": "ADD", "item_id": "new-id"}
+    assert p.ops == [AddOp(item_id="new-id", text=NEW, level="action")]
+
+
+def test_update_rewrites_the_named_item():
+    p = plan("UPDATE", 1, " the key in the drawer opens the fridge ")
+    assert p.result == {"event": "UPDATE", "item_id": "id-b"}
+    assert p.ops == [
+        UpdateOp(
+            item_id="id-b",
+            old_text="the key is in the drawer",
+            new_text="the key in the drawer opens the fridge",
+        )
+    ]
+
+
+def test_delete_removes_the_named_item_then_adds_the_new_one():
+    p = plan("DELETE", 0)
+    assert p.result == {"event": "DELETE", "item_id": "id-a", "added": "new-id"}
+    assert p.ops == [
+        DeleteOp(item_id="id-a", old_text="the fridge is locked"),
+        AddOp(item_id="new-id", text=NEW, level="action"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("event", "id", "text", "reason"),
+    [
+        ("NOOP", None, None, "model"),
+        ("DELETE", None, None, "unknown id None"),
+        ("DELETE", 2, None, "unknown id 2"),
+        ("DELETE", -1, None, "unknown id -1"),
+        ("UPDATE", 5, "x", "unknown id 5"),
+        ("UPDATE", 0, None, "update without text"),
+        ("UPDATE", 0, "   ", "update without text"),
+        ("UPDATE", 0, "the fridge is locked", "target unchanged"),
+    ],
+)
+def test_invalid_or_empty_decisions_are_noops_without_operations(event, id, text, reason):
+    p = plan(event, id, text)
+    assert p.result == {"event": "NOOP", "reason": reason} and p.ops == []
+
+
+def test_unparseable_decision_is_a_noop():
+    p = plan_decision(None, NEW, None, "new-id", SHOWN, {})
+    assert p.result == {"event": "NOOP", "reason": "unparseable decision"} and p.ops == []
+
+
+def test_an_update_may_not_duplicate_another_item():
+    merged = "The key is  in the drawer"
+    assert plan("UPDATE", 0, merged, {content_hash(merged): "id-b"}).result["event"] == "NOOP"
+    assert plan("UPDATE", 1, merged + "!", {content_hash(merged): "id-b"}).ops  # other hash
+
+
+def test_no_model_needed():
+    def p(text, duplicate=False, existing=SHOWN):
+        return plan_without_model(text, "task", "n", duplicate=duplicate, existing=existing)
+
+    assert p("  ").result == {"event": "NOOP", "reason": "empty"}
+    assert p("x", duplicate=True).result == {"event": "NOOP", "reason": "duplicate"}
+    first = p(" x ", existing=[])
+    assert first.result == {"event": "ADD", "item_id": "n", "reason": "no similar items"}
+    assert first.ops == [AddOp(item_id="n", text="x", level="task")]
+    assert p("x") is None  # the updater decides
+
+
+def test_a_plan_round_trips_through_json():
+    p = plan("DELETE", 1)
+    assert Plan.model_validate_json(p.model_dump_json()) == p
+    assert Plan.model_validate(p.model_dump()) == p
