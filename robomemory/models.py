@@ -79,7 +79,12 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
     the embedded text model gets text only.
     """
     model = chat_model if chat_model is not None else make_chat_model(cfg)
-    return StructuredLLM(model, max_retries=cfg.max_retries, vision=cfg.provider == "openai")
+    return StructuredLLM(
+        model,
+        max_retries=cfg.max_retries,
+        vision=cfg.provider == "openai",
+        deadline_s=cfg.deadline_s,
+    )
 
 
 class MiniLMEmbeddings(Embeddings):

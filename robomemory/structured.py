@@ -83,9 +83,11 @@ class StructuredLLM:
         max_retries: int = 2,
         vision: bool = False,
         retry_temperature: float = 0.7,
+        deadline_s: float = 600.0,
     ):
         self.chat_model = chat_model
         self.max_retries = max_retries
+        self.deadline_s = deadline_s
         self.vision = vision
         self.retry_temperature = retry_temperature
         self._retry_model = self._with_temperature(chat_model, retry_temperature)
@@ -132,10 +134,17 @@ class NodeLLM:
         fallback: T | Callable[[], T],
         images: Sequence[str] = (),
     ) -> CallResult[T]:
-        """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail."""
+        """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail
+        or when the call's total time (``deadline_s``) is spent (no try starts after it)."""
         messages = build_messages(system, user, images if self.llm.vision else ())
         error: str | None = None
+        deadline = time.monotonic() + self.llm.deadline_s
+        tries = 0
         for attempt in range(self.llm.max_retries + 1):
+            if attempt and time.monotonic() >= deadline:
+                error = f"deadline of {self.llm.deadline_s:g} s spent after {attempt} tries"
+                break
+            tries = attempt + 1
             runnable = self.llm._runnable(schema, retry=attempt > 0)
             started = time.perf_counter()
             try:
@@ -159,7 +168,7 @@ class NodeLLM:
             log.warning("%s: unparseable answer (try %d): %s", self.node, attempt + 1, error)
         with self._lock:
             self.usage.fallbacks += 1
-        log.warning("%s: falling back after %d tries", self.node, self.llm.max_retries + 1)
+        log.warning("%s: falling back after %d tries", self.node, tries)
         value = fallback() if callable(fallback) else fallback
         return CallResult(value, ok=False, error=error)
 
