@@ -2,16 +2,48 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+ROBOT_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+
+
+def check_robot_id(robot_id: str) -> str:
+    """A robot id names folders, collections and a lock file: only ``[A-Za-z0-9_-]``, so two
+    ids never map to one memory (``a.b`` and ``a_b`` would)."""
+    if not ROBOT_ID_PATTERN.fullmatch(robot_id):
+        raise ValueError(
+            f"robot id {robot_id!r} may use only letters, digits, '-' and '_' "
+            "(1-100 characters, starting with a letter or digit)"
+        )
+    return robot_id
+
+
+class StrictModel(BaseModel):
+    """A configuration section: unknown fields, NaN/inf and invalid assignments are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+
+def config_error_line(exc: ValidationError) -> str:
+    """One line for a configuration error: ``max_steps: Input should be ... (got -1)``."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or exc.title
+        if err["type"] == "value_error":  # our own message already names the value
+            parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
+            continue
+        got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
+        parts.append(f"{where}: {err['msg']}{got}")
+    return "invalid configuration: " + "; ".join(parts)
 
 
 def default_data_dir() -> Path:
     """Where memories, checkpoints and traces live: $ROBOMEMORY_HOME, else ~/.robomemory."""
-    import os
-
     return Path(os.environ.get("ROBOMEMORY_HOME", Path.home() / ".robomemory"))
 
 
@@ -22,39 +54,37 @@ def default_model_cache() -> Path:
     ``~/.cache/robomemory/models``. Independent of ``ROBOMEMORY_HOME``, so a second data home
     does not join a second 1.1 GB copy.
     """
-    import os
-
     if os.environ.get("ROBOMEMORY_MODEL_CACHE"):
         return Path(os.environ["ROBOMEMORY_MODEL_CACHE"]).expanduser()
     cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache_home).expanduser() / "robomemory" / "models"
 
 
-class ModelConfig(BaseModel):
+class ModelConfig(StrictModel):
     """Which chat model and embedder to use."""
 
     provider: Literal["local", "openai", "fake"] = "local"
     model: str = "qwen2.5-coder-1.5b-instruct"
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint (openai).")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Env var holding the key.")
-    temperature: float = 0.0
-    max_tokens: int = 400
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=400, ge=1)
     timeout_s: float = Field(default=120.0, gt=0, description="Time limit of one model request.")
     max_retries: int = Field(default=2, ge=0, description="Extra tries after a failed parse.")
     deadline_s: float = Field(
-        default=240.0, gt=0, description="Time limit of one call with all its retries."
+        default=240.0, gt=0, description="Total time of one structured call, retries included."
     )
-    context_size: int = Field(default=4096, description="Context of the embedded model.")
-    threads: int | None = Field(default=None, description="CPU threads of the embedded model.")
+    context_size: int = Field(default=4096, ge=256, description="Context of the embedded model.")
+    threads: int | None = Field(default=None, ge=1, description="Embedded model CPU threads.")
     embedder: Literal["minilm", "fake"] = "minilm"
 
 
-class TemporalConfig(BaseModel):
+class TemporalConfig(StrictModel):
     enabled: bool = True
     capacity: int = Field(default=4, ge=2, description="N: FIFO size before compression.")
 
 
-class SpatialConfig(BaseModel):
+class SpatialConfig(StrictModel):
     enabled: bool = True
     backend: Literal["networkx", "neo4j"] = "networkx"
     top_n: int = Field(default=3, ge=1, description="n: vertices per query by cosine similarity.")
@@ -67,7 +97,7 @@ class SpatialConfig(BaseModel):
     neo4j_password_env: str = "NEO4J_PASSWORD"
 
 
-class LongTermConfig(BaseModel):
+class LongTermConfig(StrictModel):
     semantic_enabled: bool = True
     episodic_enabled: bool = True
     qdrant_url: str | None = Field(default=None, description="Qdrant server; local mode if unset.")
@@ -79,13 +109,13 @@ class LongTermConfig(BaseModel):
     episodic_n: int = Field(default=5, ge=0, description="Episodes retrieved.")
 
 
-class UtilityConfig(BaseModel):
+class UtilityConfig(StrictModel):
     """MemRL two-phase retrieval and Q-value update."""
 
     enabled: bool = True
     lam: float = Field(default=0.5, ge=0.0, le=1.0, description="λ: weight of Q in phase B.")
     alpha: float = Field(default=0.3, gt=0.0, le=1.0, description="α: Q learning rate.")
-    delta: float = Field(default=0.5, description="δ: phase-A cosine threshold.")
+    delta: float = Field(default=0.5, ge=-1.0, le=1.0, description="δ: phase-A cosine threshold.")
     k1: int = Field(default=5, ge=1, description="Phase-A candidates.")
     k2: int = Field(default=3, ge=1, description="Phase-B results.")
     q_init: float = 0.0
@@ -93,13 +123,13 @@ class UtilityConfig(BaseModel):
     reward_failure: float = 0.0
 
 
-class CondenserConfig(BaseModel):
+class CondenserConfig(StrictModel):
     enabled: bool = True
     token_budget: int = Field(default=1200, ge=128, description="Budget of a prompt's context.")
     keep_recent: int = Field(default=2, ge=0, description="Newest chunks never condensed.")
 
 
-class MemoryConfig(BaseModel):
+class MemoryConfig(StrictModel):
     """Memory modules and where they live. Long-term memory and the spatial map persist per
     ``robot_id`` under ``data_dir`` (lifelong); another robot_id or data_dir starts afresh."""
 
@@ -111,16 +141,23 @@ class MemoryConfig(BaseModel):
     data_dir: Path = Field(default_factory=lambda: default_data_dir() / "memory")
 
 
-class AgentConfig(BaseModel):
+class AgentConfig(StrictModel):
     """Top-level configuration of a RoboMemory agent."""
 
     model: ModelConfig = ModelConfig()
     memory: MemoryConfig = MemoryConfig()
-    max_steps: int = Field(default=30, ge=1)
-    max_plan_len: int = Field(default=3, ge=1, description="Actions in one plan (first + later).")
+    max_steps: int = Field(default=30, ge=1, le=100_000)
+    max_plan_len: int = Field(
+        default=3, ge=1, le=50, description="Actions in one plan (first + later)."
+    )
     n_queries: int = Field(default=4, ge=1, le=8, description="Queries per step (paper: 4-5).")
     critic_enabled: bool = True
-    robot_id: str = "default"
+    robot_id: str = Field(default="default", description="Whose memories: [A-Za-z0-9_-].")
+
+    @field_validator("robot_id")
+    @classmethod
+    def _robot_id(cls, value: str) -> str:
+        return check_robot_id(value)
 
     def ablate(self, names: list[str]) -> AgentConfig:
         """Return a copy with paper ablations switched off (critic, spatial, longterm, ...)."""

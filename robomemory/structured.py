@@ -104,10 +104,11 @@ class StructuredLLM:
         vision: bool = False,
         retry_temperature: float = 0.7,
         slot_of: SlotOf | None = None,
-        deadline_s: float | None = None,
+        deadline_s: float = 600.0,
     ):
         self.chat_model = chat_model
         self.max_retries = max_retries
+        self.deadline_s = deadline_s
         self.vision = vision
         self.retry_temperature = retry_temperature
         self.slot_of = slot_of
@@ -159,15 +160,17 @@ class NodeLLM:
         fallback: T | Callable[[], T],
         images: Sequence[str] = (),
     ) -> CallResult[T]:
-        """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail."""
+        """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail
+        or when the call's total time (``deadline_s``) is spent (no try starts after it)."""
         messages = build_messages(system, user, images if self.llm.vision else ())
         error: str | None = None
-        deadline = self.llm.deadline_s
-        began = time.perf_counter()
+        deadline = time.monotonic() + self.llm.deadline_s
+        tries = 0
         for attempt in range(self.llm.max_retries + 1):
-            if attempt and deadline is not None and time.perf_counter() - began >= deadline:
-                error = f"{error}; no retry: the call's {deadline:g}s deadline has passed"
+            if attempt and time.monotonic() >= deadline:
+                error = f"deadline of {self.llm.deadline_s:g} s spent after {attempt} tries"
                 break
+            tries = attempt + 1
             runnable = self.llm._runnable(schema, retry=attempt > 0)
             started = time.perf_counter()
             try:
@@ -197,7 +200,7 @@ class NodeLLM:
             log.warning("%s: unparseable answer (try %d): %s", self.node, attempt + 1, error)
         with self._lock:
             self.usage.fallbacks += 1
-        log.warning("%s: falling back: %s", self.node, error)
+        log.warning("%s: falling back after %d tries: %s", self.node, tries, error)
         value = fallback() if callable(fallback) else fallback
         return CallResult(value, ok=False, error=error)
 

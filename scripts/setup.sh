@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-local}"
-[ "$extras" = "all" ] && extras="local,dev,robot,worlds,viz,neo4j,mem0"
+[ "$extras" = "all" ] && extras="local,dev,robot,worlds,viz,neo4j,mem0,postgres"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

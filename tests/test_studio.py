@@ -57,6 +57,7 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
             "OPENAI_API_KEY": "fake",
             "ROBOMEMORY_HOME": str(tmp_path / "home"),
             "ROBOMEMORY_GAME": "cooking_1room",
+            "ROBOMEMORY_EMBEDDER": "fake",
             "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         }
         with log.open("w") as out:
@@ -71,7 +72,17 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
         try:
             _wait_ready(url, proc, log)
             thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
-            context = {"config": {"max_steps": 2, "model": {"embedder": "fake"}}}
+            # a caller may not point the server at another endpoint, key variable or folder
+            hostile = {"config": {"max_steps": 2, "model": {"base_url": "http://198.51.100.7"}}}
+            refused = httpx.post(
+                f"{url}/threads/{thread['thread_id']}/runs/wait",
+                json={"assistant_id": "robomemory", "input": {}, "context": hostile},
+                timeout=300,
+            )
+            assert "may not set config.model" in refused.text, refused.text
+            assert not model.requests
+            thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
+            context = {"config": {"max_steps": 2}}
             run = httpx.post(
                 f"{url}/threads/{thread['thread_id']}/runs/wait",
                 json={"assistant_id": "robomemory", "input": {}, "context": context},

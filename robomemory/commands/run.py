@@ -7,11 +7,15 @@ import os
 import uuid
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
-from robomemory.config import AgentConfig, ModelConfig, default_data_dir
+from robomemory.config import AgentConfig, ModelConfig, config_error_line, default_data_dir
+from robomemory.factory import build_checkpointer
+from robomemory.locks import RobotBusyError, acquire_robot
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,6 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--robot-id", default="default", help="whose long-term memory to use")
     p.add_argument("--data", type=Path, help="memory + checkpoint folder (~/.robomemory)")
     p.add_argument("--thread", help="thread id (checkpoint key); printed at start")
+    p.add_argument(
+        "--checkpoints",
+        help="checkpoint store: a postgresql:// URL (a fleet) or a SQLite file "
+        "(default: DATA/memory/checkpoints.sqlite)",
+    )
     p.add_argument("--resume", action="store_true", help="continue --thread from its checkpoint")
     p.add_argument("--ablate", default="", help="comma list: critic,spatial,longterm,...")
     p.add_argument("--trace", type=Path, help="JSON trace file (default: DATA/runs/THREAD.json)")
@@ -40,12 +49,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def make_config(args: argparse.Namespace) -> AgentConfig:
+    """The run's configuration; a bad value is a one-line ValueError, not a pydantic dump."""
     data = args.data or default_data_dir()
-    model = ModelConfig(provider=args.model, base_url=args.base_url)
-    if args.model_name:
-        model.model = args.model_name
-    cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot_id)
-    cfg.memory.data_dir = Path(data) / "memory"
+    try:
+        model = ModelConfig(provider=args.model, base_url=args.base_url)
+        if args.model_name:
+            model.model = args.model_name
+        cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot_id)
+        cfg.memory.data_dir = Path(data) / "memory"
+    except ValidationError as exc:
+        raise ValueError(config_error_line(exc)) from None
     names = [n.strip() for n in args.ablate.split(",") if n.strip()]
     return cfg.ablate(names) if names else cfg
 
@@ -82,7 +95,7 @@ def quiet_loaders() -> None:
     hf_logging.disable_progress_bar()
 
 
-def build_with_phases(console: Console, cfg: AgentConfig, executor):
+def build_with_phases(console: Console, cfg: AgentConfig, executor, checkpointer):
     """Build the agent one visible phase at a time: model file, model start, embedder, memory."""
     with phase(console, "loading libraries"):
         from robomemory.graphs.agent import build_agent
@@ -103,7 +116,19 @@ def build_with_phases(console: Console, cfg: AgentConfig, executor):
         embedder = make_embedder(cfg.model)
     with phase(console, f"opening memory of robot {cfg.robot_id}"):
         memory = MemorySystem.open(cfg.memory, embedder, cfg.robot_id)
-    return build_agent(cfg, executor, llm=llm, embedder=embedder, memory=memory)
+    return build_agent(
+        cfg, executor, llm=llm, embedder=embedder, memory=memory, checkpointer=checkpointer
+    )
+
+
+def _fail(console: Console, message: str) -> int:
+    """One red line (never wrapped, never read as markup); exit status 2."""
+    console.print(f"[red]{escape(message)}[/red]", highlight=False, soft_wrap=True)
+    return 2
+
+
+def _thread_config(thread: str) -> dict:
+    return {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -116,17 +141,28 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         cfg = make_config(args)
-        executor = make_executor(args)
-    except (ValueError, FileNotFoundError) as exc:  # bad input: say what, not a traceback
-        console.print(f"[red]{exc}[/red]")
-        return 2
+    except ValueError as exc:  # bad input: say what, not a traceback
+        return _fail(console, str(exc))
     thread = args.thread or uuid.uuid4().hex[:12]
+    checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
+    if args.resume and checkpointer.get_tuple(_thread_config(thread)) is None:
+        # before the model is loaded: an unknown thread must not cost a model start
+        return _fail(console, f"no checkpoint for thread {thread!r}")
+    try:
+        executor = make_executor(args)
+    except (ValueError, FileNotFoundError) as exc:
+        return _fail(console, str(exc))
+    try:  # the same robot running elsewhere: one line, before the model is loaded
+        acquire_robot(cfg.memory.data_dir, cfg.robot_id)
+    except RobotBusyError as exc:
+        executor.close()
+        return _fail(console, str(exc))
     console.print(
         f"thread [bold]{thread}[/bold]  model {cfg.model.provider}  "
         f"max steps {cfg.max_steps}  memory {cfg.memory.data_dir}"
     )
     try:
-        agent = build_with_phases(console, cfg, executor)
+        agent = build_with_phases(console, cfg, executor, checkpointer)
     except KeyboardInterrupt:
         executor.close()
         console.print("[yellow]interrupted before the run started[/yellow]")

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel, Field
 
 from robomemory.config import AgentConfig
 from robomemory.executors.base import Action, Executor
+from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.graphs.context import AgentContext
+from robomemory.locks import lock_path, release_robot
+from robomemory.memory.system import MemorySystem
+
+__all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpointer"]
 
 EventHandler = Callable[[str, dict[str, Any]], None]
 StartHandler = Callable[[str], None]
@@ -57,19 +61,28 @@ class EpisodeResult(BaseModel):
         return int(p), int(c)
 
 
-def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
-    """A SqliteSaver on a file (its folder is created)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
-
-
 class RoboMemoryAgent:
     """A compiled RoboMemory graph bound to its live clients."""
 
     def __init__(self, graph: Any, context: AgentContext):
         self.graph = graph
         self.context = context
+
+    def has_checkpoint(self, thread_id: str) -> bool:
+        """Whether ``thread_id`` has a checkpoint to resume."""
+        return bool(self.graph.get_state(self._config(thread_id)).values)
+
+    def close(self) -> None:
+        """Close the memory system and give back this process's hold on the robot's lock."""
+        self.context.memory.close()
+        cfg = self.context.config
+        release_robot(lock_path(cfg.memory.data_dir, cfg.robot_id).resolve())
+
+    def __enter__(self) -> RoboMemoryAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _config(self, thread_id: str) -> dict:
         limit = self.context.config.max_steps * 12 + 50
@@ -157,33 +170,19 @@ def build_agent(
     executor: Executor,
     *,
     llm: Any = None,
-    embedder: Any = None,
-    memory: Any = None,
-    checkpointer: BaseCheckpointSaver | None = None,
+    embedder: Embeddings | None = None,
+    memory: MemorySystem | None = None,
+    checkpointer: BaseCheckpointSaver | str | Path | None = None,
 ) -> RoboMemoryAgent:
-    """Build a RoboMemory agent. Missing clients are made from ``config``.
+    """Build a RoboMemory agent; missing clients are made from ``config`` by robomemory.factory.
 
-    ``llm`` is a StructuredLLM (or a LangChain chat model, wrapped for you); ``checkpointer``
-    defaults to SQLite under the memory data directory.
+    ``executor`` is required (the world or robot to act in). ``llm`` is a StructuredLLM or a
+    LangChain chat model (wrapped with ``config.model``'s limits). ``checkpointer`` is a saver,
+    a ``postgresql://`` URL (fleet: one database for all robots), a SQLite path, or ``None`` for
+    SQLite under the memory data directory. Raises RobotBusyError when another process is
+    running ``config.robot_id`` on the same data directory.
     """
-    from robomemory.structured import StructuredLLM
-
-    if llm is None:
-        from robomemory.models import make_llm
-
-        llm = make_llm(config.model)
-    elif not isinstance(llm, StructuredLLM):
-        llm = StructuredLLM(llm, max_retries=config.model.max_retries)
-    if memory is None:
-        from robomemory.memory.system import MemorySystem
-
-        if embedder is None:
-            from robomemory.models import make_embedder
-
-            embedder = make_embedder(config.model)
-        memory = MemorySystem.open(config.memory, embedder, config.robot_id)
-    if checkpointer is None:
-        checkpointer = sqlite_checkpointer(Path(config.memory.data_dir) / "checkpoints.sqlite")
-    graph = build_graph(critic_enabled=config.critic_enabled).compile(checkpointer=checkpointer)
-    context = AgentContext(config=config, llm=llm, memory=memory, executor=executor)
+    context = build_context(config, executor, llm=llm, embedder=embedder, memory=memory)
+    saver = build_checkpointer(checkpointer, config.memory.data_dir)
+    graph = build_graph(critic_enabled=config.critic_enabled).compile(checkpointer=saver)
     return RoboMemoryAgent(graph, context)

@@ -35,9 +35,11 @@ def route_after_executor(state: AgentState) -> str:
     return "consolidate" if state.get("done") else "perceive"
 
 
-def build_graph(critic_enabled: bool = True) -> StateGraph:
-    """The uncompiled RoboMemory graph (compile it with or without a checkpointer)."""
-    g = StateGraph(AgentState, context_schema=AgentContext)
+def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext) -> StateGraph:
+    """The uncompiled RoboMemory graph (compile it with or without a checkpointer).
+
+    ``context_schema`` is AgentContext for Python callers; a served graph uses RunContext."""
+    g = StateGraph(AgentState, context_schema=context_schema)
     g.add_node("start", start)
     g.add_node("perceive", perceive)
     for name, fn in zip(BRANCHES, (temporal, spatial, semantic, episodic), strict=True):

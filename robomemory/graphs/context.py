@@ -1,25 +1,36 @@
 """Runtime context: the live clients a run needs, passed to nodes through LangGraph's Runtime.
 
-They are never stored in state (a Qdrant client in state would break checkpointing). When a
-field is missing — as under `langgraph dev`, where no Python caller builds them — the clients
-are built once per process from the configuration and the environment:
+Clients are never stored in state (a Qdrant client in state would break checkpointing) and
+never built here: :mod:`robomemory.factory` builds them from the operator's configuration.
+A node gets them with :func:`live_context`:
 
-- ``ROBOMEMORY_MODEL_PROVIDER`` (local | openai), with ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``;
-- ``ROBOMEMORY_GAME``: a TextWorld game path or bundled game name (default: the smallest one);
-- ``ROBOMEMORY_HOME``: where memories live.
+- a Python caller (``build_agent``) passes a complete :class:`AgentContext`;
+- a server (``langgraph dev``, the LangGraph API) passes the JSON a client sent. That JSON may
+  only *tune* the run through :class:`RunContext` (an allow-list: steps, plan length, queries,
+  per-run ablations); the clients come from the context the operator's process installed with
+  :func:`serve` (``graphs/studio.py`` does, at import). Anything else is refused: a caller can
+  never choose the model endpoint, the API-key variable, the data folder or the robot.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from robomemory.config import AgentConfig
 
-_lock = threading.Lock()
-_defaults: dict[str, Any] = {}
+# Ablations a single run may switch off: the nodes read these flags from the run's config.
+# Others (critic, semantic, episodic, utility) shape the graph or the memory system built by
+# the operator, so they are fixed when the server starts (ROBOMEMORY_ABLATE).
+RunAblation = Literal["spatial", "temporal", "condenser"]
+RUN_ABLATIONS = frozenset(RunAblation.__args__)
+
+
+class MissingClientError(RuntimeError):
+    """A node ran without the live clients it needs (no silent defaults are built)."""
 
 
 @dataclass
@@ -31,48 +42,96 @@ class AgentContext:
     memory: Any = None  # robomemory.memory.system.MemorySystem
     executor: Any = None  # robomemory.executors.base.Executor
 
+    def missing(self) -> list[str]:
+        """Names of the clients this context lacks."""
+        return [n for n in ("llm", "memory", "executor") if getattr(self, n) is None]
 
-def _default(key: str, build) -> Any:
-    with _lock:
-        if key not in _defaults:
-            _defaults[key] = build()
-        return _defaults[key]
+    def tuned(self, tuning: RunTuning) -> AgentContext:
+        """The same clients with the run's allowed tuning applied to a copy of the config."""
+        values = tuning.model_dump(exclude_none=True, exclude={"ablate"})
+        config = self.config.model_copy(deep=True)
+        for name, value in values.items():
+            setattr(config, name, value)  # validated on assignment
+        if tuning.ablate:
+            config = config.ablate(list(tuning.ablate))
+        return replace(self, config=config)
 
 
-def resolve(context: AgentContext | dict | None) -> AgentContext:
-    """Fill in missing live clients from configuration (once per process)."""
-    if isinstance(context, dict):
-        cfg = context.get("config")
-        context = AgentContext(
-            config=AgentConfig.model_validate(cfg) if cfg else AgentConfig(),
-            llm=context.get("llm"),
-            memory=context.get("memory"),
-            executor=context.get("executor"),
+class RunTuning(BaseModel):
+    """What a run's context may change: agent behaviour only, never clients or locations."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_steps: int | None = Field(default=None, ge=1, le=10_000)
+    max_plan_len: int | None = Field(default=None, ge=1, le=50)
+    n_queries: int | None = Field(default=None, ge=1, le=8)
+    ablate: tuple[RunAblation, ...] = ()
+
+
+ALLOWED = ", ".join([*RunTuning.model_fields])
+
+
+class RunContext(BaseModel):
+    """The JSON a server passes as a run's context: ``{"config": {"max_steps": 5}}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    config: RunTuning = RunTuning()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _only_tuning(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise ValueError(f"a run's context must be an object, not {type(data).__name__}")
+        extra = sorted(set(data) - {"config"})
+        inner = data.get("config") or {}
+        if isinstance(inner, dict):
+            extra += [f"config.{k}" for k in sorted(set(inner) - set(RunTuning.model_fields))]
+            ablate = inner.get("ablate") or []
+            if isinstance(ablate, list | tuple):
+                fixed = sorted({str(a) for a in ablate} - RUN_ABLATIONS)
+                extra += [f"ablation {a!r} (fixed when the server starts)" for a in fixed]
+        if extra:
+            raise ValueError(
+                f"a run's context may not set {', '.join(extra)}: it may only tune {ALLOWED} "
+                f"(ablate: {', '.join(sorted(RUN_ABLATIONS))}) "
+                "(models, keys, data folders and robots are the operator's configuration)"
+            )
+        return data
+
+
+_served: AgentContext | None = None
+_served_lock = threading.Lock()
+
+
+def serve(context: AgentContext) -> None:
+    """Install the operator's context for runs that come through a server (Studio, API)."""
+    global _served
+    missing = context.missing()
+    if missing:
+        raise MissingClientError(f"cannot serve a context without {', '.join(missing)}")
+    with _served_lock:
+        _served = context
+
+
+def live_context(context: object) -> AgentContext:
+    """The complete context a node works with (see the module docstring); never builds one."""
+    if isinstance(context, AgentContext) and not isinstance(context.config, dict):
+        missing = context.missing()
+        if missing:
+            raise MissingClientError(
+                f"the run's context has no {', '.join(missing)}: build the agent with "
+                "robomemory.build_agent(config, executor, ...) (robomemory.factory)"
+            )
+        return context
+    if isinstance(context, AgentContext):  # a server's JSON coerced into the dataclass
+        context = {k: v for k, v in vars(context).items() if v is not None}
+    run = context if isinstance(context, RunContext) else RunContext.model_validate(context or {})
+    with _served_lock:
+        base = _served
+    if base is None:
+        raise MissingClientError(
+            "no live clients for this run: build the agent with robomemory.build_agent, or "
+            "serve robomemory.graphs.studio:graph (its clients come from the operator's env)"
         )
-    ctx = context or AgentContext()
-    if not isinstance(ctx.config, AgentConfig):  # a server passes the JSON it was given
-        ctx.config = AgentConfig.model_validate(ctx.config or {})
-    if ctx.llm is None:
-        from robomemory.models import make_llm
-
-        model_cfg = ctx.config.model
-        if os.environ.get("ROBOMEMORY_MODEL_PROVIDER"):
-            provider = os.environ["ROBOMEMORY_MODEL_PROVIDER"]
-            model_cfg = model_cfg.model_copy(update={"provider": provider})
-        ctx.llm = _default(f"llm:{model_cfg.model_dump_json()}", lambda: make_llm(model_cfg))
-    if ctx.memory is None:
-        from robomemory.memory.system import MemorySystem
-        from robomemory.models import make_embedder
-
-        cfg = ctx.config
-
-        def open_memory():
-            return MemorySystem.open(cfg.memory, make_embedder(cfg.model), cfg.robot_id)
-
-        ctx.memory = _default(f"memory:{cfg.robot_id}:{cfg.memory.data_dir}", open_memory)
-    if ctx.executor is None:
-        from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
-
-        game = resolve_game(os.environ.get("ROBOMEMORY_GAME"))
-        ctx.executor = _default(f"executor:{game}", lambda: TextWorldExecutor(game))
-    return ctx
+    return base.tuned(run.config)

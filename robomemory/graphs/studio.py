@@ -1,7 +1,20 @@
-"""The graph LangGraph Studio serves (`langgraph dev`): compiled without a checkpointer,
-since the dev server brings its own persistence. Live clients come from the environment
-(see robomemory.graphs.context)."""
+"""The graph LangGraph Studio serves (`langgraph dev`, see langgraph.json).
 
+At import its live clients are built explicitly from the operator's environment by
+robomemory.factory (``ROBOMEMORY_GAME`` is required; see that module) and installed with
+:func:`robomemory.graphs.context.serve`. A run's context is a :class:`RunContext`: it may only
+tune the run (steps, plan length, queries, per-run ablations); anything else is refused.
+Compiled without a checkpointer: the dev server brings its own persistence.
+"""
+
+import os
+
+from robomemory.factory import context_from_env
 from robomemory.graphs.builder import build_graph
+from robomemory.graphs.context import RunContext, serve
 
-graph = build_graph().compile()
+operator_context = context_from_env(os.environ)
+serve(operator_context)
+graph = build_graph(
+    critic_enabled=operator_context.config.critic_enabled, context_schema=RunContext
+).compile()

@@ -1,4 +1,4 @@
-"""Helpers shared by the nodes: context resolution and per-node metering."""
+"""Helpers shared by the nodes: the run's live context and per-node metering."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from robomemory.executors.base import Action, ActionSpace, Observation
-from robomemory.graphs.context import AgentContext, resolve
+from robomemory.graphs.context import AgentContext, live_context
 from robomemory.grounding import READ_VERBS, by_relevance, fresh_candidates, named_by
 
 
@@ -17,7 +17,7 @@ class NodeRun:
 
     def __init__(self, name: str, runtime: Runtime[AgentContext] | None):
         self.name = name
-        self.ctx = resolve(runtime.context if runtime is not None else None)
+        self.ctx = live_context(runtime.context if runtime is not None else None)
         self.llm = self.ctx.llm.for_node(name)
         self._t0 = time.perf_counter()
 

@@ -33,6 +33,7 @@ from robomemory.executors.base import (
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
     bundled_game,
+    check_game_file,
     command_to_action,
     list_bundled_games,
     resolve_game,
@@ -110,7 +111,7 @@ class TextWorldExecutor:
     """
 
     def __init__(self, game_path: str | Path) -> None:
-        self.game_path = Path(game_path)
+        self.game_path = check_game_file(game_path)  # a bad story would exit() the process
         with warnings.catch_warnings():
             # Jericho's own score detection does not know TextWorld games; TextWorld scores them.
             warnings.simplefilter("ignore", UnsupportedGameWarning)

@@ -67,17 +67,73 @@ def bundled_game(name: str) -> Path:
 
 DEFAULT_GAME = "cooking_1room"
 
+_Z_HEADER = 64  # bytes of a Z-machine story header
+_Z_LENGTH_SCALE = {1: 2, 2: 2, 3: 2, 4: 4, 5: 4, 6: 8, 7: 8, 8: 8}  # header 0x1A unit by version
+
+
+class GameFileError(ValueError):
+    """A game file the interpreter cannot play (it would end the whole process, not raise)."""
+
 
 def resolve_game(game: str | Path | None) -> Path:
-    """A game file from a path or a bundled name; the smallest bundled game when None."""
+    """A checked game file from a path or a bundled name; the smallest bundled game when None."""
     if game is None or str(game) == "":
-        return bundled_game(DEFAULT_GAME)
+        return check_game_file(bundled_game(DEFAULT_GAME))
     path = Path(game).expanduser()
     if path.suffix in (".z8", ".ulx", ".z5") or path.exists():
         if not path.exists():
             raise FileNotFoundError(f"no game file {path}")
-        return path
-    return bundled_game(str(game))
+        return check_game_file(path)
+    return check_game_file(bundled_game(str(game)))
+
+
+def check_game_file(path: str | Path) -> Path:
+    """Check a game before the interpreter sees it: Jericho's C interpreter calls ``exit()`` on
+    a bad story ("Fatal error: Unknown Z-code version"), ending the process with it. Z-machine
+    files: version byte, the header's length and checksum; Glulx: magic and length; and the
+    ``.json`` TextWorld reads beside the game must be a JSON object. Raises GameFileError."""
+    path = Path(path)
+    data = path.read_bytes()
+    problem = _glulx_problem(data) if path.suffix == ".ulx" else _zcode_problem(data)
+    if problem is None:
+        problem = _json_problem(path.with_suffix(".json"))
+    if problem is not None:
+        raise GameFileError(f"game file {path} cannot be played: {problem}")
+    return path
+
+
+def _zcode_problem(data: bytes) -> str | None:
+    if len(data) < _Z_HEADER:
+        return f"{len(data)} bytes, shorter than a Z-machine header"
+    version = data[0]
+    if version not in _Z_LENGTH_SCALE:
+        return f"unknown Z-code version {version}"
+    length = int.from_bytes(data[0x1A:0x1C], "big") * _Z_LENGTH_SCALE[version]
+    if length and len(data) < length:
+        return f"truncated ({len(data)} of {length} bytes)"
+    expected = int.from_bytes(data[0x1C:0x1E], "big")
+    if length and expected and sum(data[_Z_HEADER:length]) % 0x10000 != expected:
+        return "checksum mismatch (corrupt story)"
+    return None
+
+
+def _glulx_problem(data: bytes) -> str | None:
+    if len(data) < 36 or data[:4] != b"Glul":
+        return "not a Glulx story (no 'Glul' header)"
+    length = int.from_bytes(data[12:16], "big")  # EXTSTART: the story's size on disk
+    if len(data) < length:
+        return f"truncated ({len(data)} of {length} bytes)"
+    return None
+
+
+def _json_problem(meta: Path) -> str | None:
+    if not meta.exists():
+        return f"no {meta.name} beside it (TextWorld reads the game's metadata there)"
+    try:
+        value = json.loads(meta.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"{meta.name} is not valid JSON ({exc})"
+    return None if isinstance(value, dict) else f"{meta.name} is not a JSON object"
 
 
 def walkthrough_commands(game_path: str | Path) -> list[str]:

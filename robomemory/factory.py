@@ -1,0 +1,154 @@
+"""The one place that builds live clients — model, embedder, memory, executor, checkpointer —
+from the operator's configuration: Python arguments, or the operator's environment.
+
+Nodes never build clients; they read ``runtime.context`` (see robomemory.graphs.context).
+
+Environment read by :func:`operator_settings` (Studio / a served graph):
+
+- ``ROBOMEMORY_GAME`` (required): a TextWorld game path or bundled game name;
+- ``ROBOMEMORY_MODEL_PROVIDER`` (local | openai), with ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
+  / ``ROBOMEMORY_MODEL`` for ``openai``; ``ROBOMEMORY_EMBEDDER`` (minilm | fake);
+- ``ROBOMEMORY_HOME``: where memories live (``~/.robomemory``); ``ROBOMEMORY_ROBOT_ID``;
+- ``ROBOMEMORY_ABLATE``: comma list of ablations fixed for the server's life.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import ValidationError
+
+from robomemory.config import AgentConfig, ModelConfig, config_error_line
+from robomemory.graphs.context import AgentContext, MissingClientError
+from robomemory.locks import acquire_robot
+from robomemory.memory.system import MemorySystem
+from robomemory.models import make_embedder, make_llm
+from robomemory.structured import StructuredLLM
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def build_llm(cfg: ModelConfig, llm: StructuredLLM | BaseChatModel | None = None) -> StructuredLLM:
+    """The StructuredLLM for ``cfg``; a given LangChain chat model is wrapped with its limits."""
+    if isinstance(llm, StructuredLLM):
+        return llm
+    return make_llm(cfg, chat_model=llm)
+
+
+def build_memory(config: AgentConfig, embedder: Embeddings | None = None) -> MemorySystem:
+    """Open ``config.robot_id``'s memories under ``config.memory.data_dir``."""
+    embedder = embedder or make_embedder(config.model)
+    return MemorySystem.open(config.memory, embedder, config.robot_id)
+
+
+def build_checkpointer(
+    target: BaseCheckpointSaver | str | Path | None, data_dir: str | Path
+) -> BaseCheckpointSaver:
+    """A checkpointer: a given saver; a ``postgresql://`` URL (the fleet's shared database);
+    a SQLite file path; or ``None`` for ``DATA_DIR/checkpoints.sqlite``."""
+    if isinstance(target, BaseCheckpointSaver):
+        return target
+    if target is None:
+        return sqlite_checkpointer(Path(data_dir) / "checkpoints.sqlite")
+    if str(target).startswith(POSTGRES_SCHEMES):
+        return postgres_checkpointer(str(target))
+    return sqlite_checkpointer(target)
+
+
+def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
+    """A SqliteSaver on a file (its folder is created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+
+
+def postgres_checkpointer(url: str) -> BaseCheckpointSaver:
+    """LangGraph's PostgresSaver on ``url`` (tables created if needed); needs the postgres extra."""
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg import Connection
+        from psycopg.rows import dict_row
+    except ImportError as exc:  # an optional extra
+        raise MissingClientError(
+            "a postgresql:// checkpointer needs the postgres extra: pip install -e '.[postgres]'"
+        ) from exc
+    conn = Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    saver = PostgresSaver(conn)
+    saver.setup()
+    return saver
+
+
+def build_context(
+    config: AgentConfig,
+    executor: Any,
+    *,
+    llm: StructuredLLM | BaseChatModel | None = None,
+    embedder: Embeddings | None = None,
+    memory: MemorySystem | None = None,
+) -> AgentContext:
+    """The live clients of one robot. Holds the robot's lock for this process first, so a
+    second process on the same robot fails here, before any store is opened."""
+    if executor is None:
+        raise MissingClientError(
+            "no executor: pass the world or robot to act in, e.g. "
+            "TextWorldExecutor(resolve_game('cooking_1room')) or RobotExecutor.from_urls(...)"
+        )
+    acquire_robot(config.memory.data_dir, config.robot_id)
+    return AgentContext(
+        config=config,
+        llm=build_llm(config.model, llm),
+        memory=memory if memory is not None else build_memory(config, embedder),
+        executor=executor,
+    )
+
+
+@dataclass(frozen=True)
+class OperatorSettings:
+    """What the operator's environment says to serve: a configuration and a game."""
+
+    config: AgentConfig
+    game: Path
+
+
+def operator_settings(environ: Mapping[str, str]) -> OperatorSettings:
+    """Read the operator's environment (see the module docstring); one-line errors."""
+    from robomemory.executors.envs.textworld_games import list_bundled_games, resolve_game
+
+    game = environ.get("ROBOMEMORY_GAME", "").strip()
+    if not game:
+        raise MissingClientError(
+            "set ROBOMEMORY_GAME to the TextWorld game to serve (a .z8/.ulx path or a bundled "
+            f"name: {', '.join(list_bundled_games())})"
+        )
+    model: dict[str, Any] = {}
+    if environ.get("ROBOMEMORY_MODEL_PROVIDER"):
+        model["provider"] = environ["ROBOMEMORY_MODEL_PROVIDER"]
+    if environ.get("ROBOMEMORY_EMBEDDER"):
+        model["embedder"] = environ["ROBOMEMORY_EMBEDDER"]
+    values: dict[str, Any] = {"model": model}
+    if environ.get("ROBOMEMORY_ROBOT_ID"):
+        values["robot_id"] = environ["ROBOMEMORY_ROBOT_ID"]
+    if environ.get("ROBOMEMORY_HOME"):
+        values["memory"] = {"data_dir": Path(environ["ROBOMEMORY_HOME"]) / "memory"}
+    try:
+        config = AgentConfig.model_validate(values)
+    except ValidationError as exc:
+        raise ValueError(config_error_line(exc)) from None
+    ablate = [a.strip() for a in environ.get("ROBOMEMORY_ABLATE", "").split(",") if a.strip()]
+    return OperatorSettings(config.ablate(ablate) if ablate else config, resolve_game(game))
+
+
+def context_from_env(environ: Mapping[str, str]) -> AgentContext:
+    """Live clients for a served graph, built from the operator's environment."""
+    from robomemory.executors.envs.textworld import TextWorldExecutor
+
+    settings = operator_settings(environ)
+    return build_context(settings.config, TextWorldExecutor(settings.game))

@@ -1,0 +1,120 @@
+"""The fleet checkpointer: build_agent on LangGraph's PostgresSaver, against a real PostgreSQL
+server the test starts (initdb + pg_ctl). A robot killed with SIGKILL mid-run resumes in a new
+process from the shared database; two robots write their threads into it at once.
+
+The model is the FAKE scripted one (reliability.scripted); TextWorld and the stores are real.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from pg_server import missing_reason, postgres_server
+from reliability.scripted import lifelong_llm
+
+from robomemory import build_agent
+from robomemory.config import AgentConfig
+from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game, walkthrough_actions
+from robomemory.factory import build_checkpointer
+from robomemory.graphs.builder import build_graph
+
+pytest.importorskip("langgraph.checkpoint.postgres", reason="needs the postgres extra")
+if missing_reason():
+    pytest.skip(missing_reason(), allow_module_level=True)
+
+from langgraph.checkpoint.postgres import PostgresSaver  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = os.environ | {"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"}
+STEPS = len(walkthrough_actions(bundled_game("cooking_1room"))) - 1  # task_complete unneeded
+
+
+@pytest.fixture(scope="module")
+def pg_url():
+    with postgres_server() as url:
+        yield url
+
+
+def _worker(data: Path, url: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "reliability.worker", str(data), "--checkpoints", url, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+
+
+def _thread(url: str, thread: str) -> dict:
+    """A thread's state read back over a new connection."""
+    saver = build_checkpointer(url, "/nonexistent")
+    try:
+        graph = build_graph().compile(checkpointer=saver)
+        return dict(graph.get_state({"configurable": {"thread_id": thread}}).values)
+    finally:
+        saver.conn.close()
+
+
+def test_build_agent_checkpoints_into_postgres(pg_url, tmp_path):
+    cfg = AgentConfig(robot_id="pg-bot", max_steps=12)
+    cfg.memory.data_dir = tmp_path / "memory"
+    agent = build_agent(
+        cfg,
+        TextWorldExecutor(bundled_game("cooking_1room")),
+        llm=lifelong_llm("cooking_1room"),
+        embedder=DeterministicFakeEmbedding(size=32),
+        checkpointer=pg_url,
+    )
+    with agent:
+        assert isinstance(agent.graph.checkpointer, PostgresSaver)
+        result = agent.run(thread_id="pg-bot-1")
+    assert result.success and result.steps == STEPS
+    stored = _thread(pg_url, "pg-bot-1")  # read back over a new connection
+    assert stored["success"] is True and stored["step"] == STEPS
+    assert not (tmp_path / "memory" / "checkpoints.sqlite").exists()
+
+
+def test_kill_9_mid_run_then_resume_in_a_new_process(pg_url, tmp_path):
+    data = tmp_path / "memory"
+    first = _worker(data, pg_url, "--robot", "k9-bot", "--episodes", "task-1",
+                    "--stop-after-step", "2")  # fmt: skip
+    try:
+        assert first.stdout.readline().strip() == "at step 2", first.stderr.read()
+        os.killpg(first.pid, signal.SIGKILL)
+    finally:
+        first.wait(timeout=60)
+    assert first.returncode == -signal.SIGKILL
+    before = _thread(pg_url, "k9-bot-task-1")
+    assert 1 <= before["step"] <= 2 and not before.get("done")  # killed mid-episode
+
+    second = _worker(data, pg_url, "--robot", "k9-bot", "--episodes", "task-1")
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err[-2000:]
+    assert "finished task-1 success=True" in out
+    after = _thread(pg_url, "k9-bot-task-1")
+    steps = [t["step"] for t in after["trajectory"]]
+    assert steps == list(range(1, STEPS + 1))  # nothing lost, nothing executed twice
+    kept = before["trajectory"]
+    assert after["trajectory"][: len(kept)] == kept  # the killed run's steps were kept
+    assert after["consolidation"]  # the episode was consolidated once, in the new process
+
+
+def test_two_robots_share_one_database_at_once(pg_url, tmp_path):
+    robots = {
+        name: _worker(tmp_path / name, pg_url, "--robot", name, "--episodes", "task-1")
+        for name in ("fleet-a", "fleet-b")
+    }
+    for name, proc in robots.items():
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"{name}: {err[-2000:]}"
+        assert "finished task-1 success=True" in out
+    for name in robots:
+        assert _thread(pg_url, f"{name}-task-1")["step"] == STEPS

@@ -1,0 +1,112 @@
+"""What a run's context may change, and who builds live clients.
+
+The served graph is built the way graphs/studio.py builds it: clients from the operator's
+environment (robomemory.factory), a RunContext allow-list for each run. The model behind it is
+the FAKE OpenAI-compatible server; TextWorld, Qdrant and the graph store are real.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from robomemory.config import AgentConfig
+from robomemory.eval.fake_openai_server import FakeOpenAIServer
+from robomemory.factory import build_context, context_from_env, operator_settings
+from robomemory.graphs import context as context_mod
+from robomemory.graphs.builder import build_graph
+from robomemory.graphs.context import MissingClientError, RunContext, serve
+from robomemory.locks import release_robot
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    """A graph served like Studio's, its clients from an operator environment."""
+    monkeypatch.setattr(context_mod, "_served", None)
+    with FakeOpenAIServer(latency_s=0.0) as model:
+        env = {
+            "ROBOMEMORY_GAME": "cooking_1room",
+            "ROBOMEMORY_MODEL_PROVIDER": "openai",
+            "ROBOMEMORY_EMBEDDER": "fake",
+            "ROBOMEMORY_HOME": str(tmp_path / "home"),
+            "ROBOMEMORY_ROBOT_ID": "studio-bot",
+        }
+        monkeypatch.setenv("OPENAI_BASE_URL", model.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "fake")
+        ctx = context_from_env(env)
+        serve(ctx)
+        graph = build_graph(context_schema=RunContext).compile()
+        yield graph, model, ctx
+        ctx.memory.close()
+        ctx.executor.close()
+        release_robot((tmp_path / "home" / "memory" / "locks" / "studio-bot.lock").resolve())
+
+
+HOSTILE = [
+    {"config": {"model": {"base_url": "http://198.51.100.7/v1"}}},
+    {"config": {"model": {"api_key_env": "AWS_SECRET_ACCESS_KEY"}}},
+    {"config": {"memory": {"data_dir": "/tmp/elsewhere"}}},
+    {"config": {"robot_id": "another-robot"}},
+    {"base_url": "http://198.51.100.7/v1"},
+    {"llm": "anything", "config": {"max_steps": 2}},
+    {"config": {"max_steps": 2, "ablate": ["critic"]}},  # fixed when the server starts
+]
+
+
+@pytest.mark.parametrize("context", HOSTILE, ids=lambda c: str(c)[:40])
+def test_a_run_context_cannot_choose_clients_or_locations(served, context, tmp_path):
+    graph, model, _ = served
+    with pytest.raises(ValidationError, match="a run's context may not set") as info:
+        graph.invoke({}, context=context)
+    assert "\n" not in str(info.value).split("Value error, ", 1)[1].splitlines()[0]
+    assert model.requests == []  # nothing was sent anywhere
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_run_context_tunes_the_run_from_the_allow_list(served):
+    graph, model, ctx = served
+    state = graph.invoke(
+        {}, context={"config": {"max_steps": 2, "n_queries": 1, "ablate": ["spatial"]}}
+    )
+    assert state["done"] and state["end_reason"] == "max_steps" and state["step"] == 2
+    assert state["spatial_stats"] == []  # the per-run ablation took effect
+    assert model.requests
+    assert ctx.config.max_steps == 30  # the operator's context is untouched
+
+
+def test_a_served_graph_runs_with_no_context_at_all(served):
+    graph, _, _ = served
+    state = graph.invoke({"task": "look around"}, context=None, config={"recursion_limit": 500})
+    assert state["done"]
+
+
+def test_nodes_never_build_clients(tmp_path, monkeypatch):
+    """No served context, no clients: a clear error, nothing opened under $HOME."""
+    monkeypatch.setattr(context_mod, "_served", None)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("ROBOMEMORY_HOME", raising=False)
+    monkeypatch.setenv("ROBOMEMORY_GAME", "cooking_1room")
+    with pytest.raises(MissingClientError, match="no live clients"):
+        build_graph(context_schema=RunContext).compile().invoke({}, context={})
+    with pytest.raises(MissingClientError, match="has no llm, memory, executor"):
+        build_graph().compile().invoke({}, context=context_mod.AgentContext())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_build_agent_without_an_executor_is_an_error(tmp_path):
+    from robomemory import build_agent
+
+    cfg = AgentConfig(robot_id="no-world")
+    cfg.memory.data_dir = tmp_path / "memory"
+    with pytest.raises(MissingClientError, match="no executor"):
+        build_agent(cfg, None)
+    assert not (tmp_path / "memory" / "qdrant").exists()  # failed before opening memory
+    with pytest.raises(MissingClientError, match="no executor"):
+        build_context(cfg, None)
+
+
+def test_the_operator_must_name_the_game_to_serve():
+    with pytest.raises(MissingClientError, match="set ROBOMEMORY_GAME"):
+        operator_settings({"ROBOMEMORY_MODEL_PROVIDER": "openai"})
+    with pytest.raises(ValueError, match="robot id 'a/b' may use only"):
+        operator_settings({"ROBOMEMORY_GAME": "cooking_1room", "ROBOMEMORY_ROBOT_ID": "a/b"})
