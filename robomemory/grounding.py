@@ -79,15 +79,20 @@ def by_relevance(
 
     Actions that would undo what is done (``done``: actions that changed the world) go last;
     before them, candidates the goal texts name most, text by text from the most pressing
-    (e.g. the newest note read, then the task); the world's order breaks ties.
+    (e.g. the newest note read, then the task) — a named verb first ("dice the red onion"
+    names dice, not slice; "prepare meal" names prepare_meal, not cook), then named
+    arguments; the world's order breaks ties.
     """
     goals = [set(_WORD.findall(text.lower())) - _FILLER for text in goal_texts]
     done_words = [set(_WORD.findall(d.lower())) - _FILLER for d in done]
     done_set = set(done)
 
     def key(action: Action) -> tuple[int, ...]:
-        words = set(_WORD.findall(" ".join([action.verb, *action.args]).lower())) - _FILLER
-        hits = tuple(-len(words & goal) for goal in goals)
+        verb = set(_WORD.findall(action.verb.lower())) - _FILLER
+        args = set(_WORD.findall(" ".join(action.args).lower())) - _FILLER
+        hits: list[int] = []
+        for goal in goals:
+            hits += [-len(verb & goal), -len(args & goal)]
         return (int(_undoes(action, done_set, done_words)), *hits)
 
     return sorted(candidates, key=key)

@@ -147,3 +147,22 @@ def test_relevance_ranks_most_named_first_and_undoing_last():
     assert ranked[:2] == ["prepare_meal()", "eat(milk)"]
     # giving back the ingredient or closing what was opened comes last
     assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
+
+
+def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
+    from robomemory.grounding import by_relevance
+
+    held = [
+        Action(verb="cook", args=["chicken breast", "oven"]),
+        Action(verb="slice", args=["red onion"]),
+        Action(verb="dice", args=["red onion"]),
+        Action(verb="prepare_meal"),
+    ]
+    recipe = "Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
+    ranked = [str(a) for a in by_relevance(held, [recipe])]
+    assert ranked == [
+        "prepare_meal()",  # both words of its verb are named
+        "dice(red onion)",  # its verb is named
+        "cook(chicken breast, oven)",  # only its arguments are
+        "slice(red onion)",
+    ]
