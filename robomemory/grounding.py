@@ -31,6 +31,10 @@ def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
         default=-1,
     )
     spent: set[str] = set()
+    if last_change >= 0:
+        item = trajectory[last_change]
+        if str(item["outcome"]) not in FAILED and _here(item, place):
+            spent.add(str(item["action"]))
     for i, item in enumerate(trajectory):
         here = place is None or item.get("place") in (None, place)
         no_effect = not _changed(item) and str(item["outcome"]) not in FAILED
@@ -39,6 +43,11 @@ def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
         elif no_effect and here and _reads(item):
             spent.add(str(item["action"]))
     return spent
+
+
+def _here(item: Mapping, place: str | None) -> bool:
+    """Whether the robot is still where the step happened (unknown places count as here)."""
+    return place is None or item.get("place") in (None, place)
 
 
 def _changed(item: Mapping) -> bool:

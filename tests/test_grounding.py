@@ -68,7 +68,9 @@ def test_a_no_effect_action_is_spent_until_the_world_changes():
 def test_worlds_that_do_not_say_what_changed_count_success_as_change():
     trajectory = [step(1, "look()", changed=None), step(2, "pick_up(milk)", "failed")]
     spent = spent_actions(trajectory, "kitchen")
-    assert spent == {"pick_up(milk)"}
+    assert spent == {"look()", "pick_up(milk)"}  # look() counts as the last change here
+    trajectory.append(step(3, "examine(milk)", changed=None))
+    assert spent_actions(trajectory, "kitchen") == {"examine(milk)"}
 
 
 def test_never_left_with_task_complete_alone():
@@ -166,3 +168,12 @@ def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
         "cook(chicken breast, oven)",  # only its arguments are
         "slice(red onion)",
     ]
+
+
+def test_the_last_change_is_not_offered_again_in_the_same_place():
+    cook = [step(1, "pick_up(milk)", changed=True), step(2, "cook(milk, oven)", changed=True)]
+    assert "cook(milk, oven)" in spent_actions(cook, "kitchen")  # a roasted meal would burn
+    assert "pick_up(milk)" not in spent_actions(cook, "kitchen")
+    moves = [step(1, "go(east)", changed=True, place="corridor")]
+    assert "go(east)" not in spent_actions(moves, "livingroom")  # moving on is another move
+    assert "go(east)" in spent_actions(moves, "corridor")

@@ -106,6 +106,7 @@ class BaselineAgent:
             action, counters = self._decide(task, turns, obs, trajectory)
             emit("policy", counters)
             t0 = time.perf_counter()
+            place = obs.place
             result = self.executor.execute(action)
             step += 1
             new = result.observation
@@ -125,7 +126,7 @@ class BaselineAgent:
                     "message": message[:300],
                     "score": new.score,
                     "changed": result.details.get("changed"),
-                    "place": new.place or obs.place,
+                    "place": place,  # where the robot was when it acted
                 }
             )
             emit("executor", {"wall_s": time.perf_counter() - t0, "runs": 1}, {"step": step})

@@ -29,7 +29,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "message": result.message or obs.text[:300],
         "score": obs.score,
         "changed": result.details.get("changed"),
-        "place": obs.place or observation_of(state).place,
+        "place": observation_of(state).place,  # where the robot was when it acted
     }
     # The whole record (what the agent saw and decided) goes to the episode log, so a trace
     # explains every step; the state keeps the compact item in a bounded window.
