@@ -107,7 +107,13 @@ class RoboMemoryAgent:
             if task:
                 inputs["task"] = task
         started = time.perf_counter()
-        for chunk in self.graph.stream(inputs, config, context=self.context, stream_mode="updates"):
+        # durability="sync": a step's checkpoint is stored before the next step starts. With
+        # LangGraph's default ("async") the graph can run ahead of a lagging checkpoint writer,
+        # and a kill -9 then loses steps (and world actions) that already happened.
+        stream = self.graph.stream(
+            inputs, config, context=self.context, stream_mode="updates", durability="sync"
+        )
+        for chunk in stream:
             for node, update in chunk.items():
                 if on_event is not None and isinstance(update, dict):
                     on_event(node, update)
