@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
 
 import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from robomemory.executors.envs.textworld import (
     TextWorldExecutor,
     bundled_game,
     walkthrough_actions,
 )
+from robomemory.graphs.agent import build_agent
 from robomemory.testing import PlanScript, message_text, plan_of, scripted_llm
 
 
@@ -230,3 +235,44 @@ def test_a_later_plan_step_the_world_no_longer_affords_goes_back_to_the_planner(
     assert critic_calls == []
     assert result.usage["planner"]["runs"] == 2  # replanned instead of running the stale step
     assert result.trajectory[1]["verdict"] is None  # the new plan's first step: no critic
+
+
+class SlowSaver(SqliteSaver):
+    """A real SqliteSaver whose writes take a while (a loaded disk): it records whether a
+    node ran while a checkpoint was still being written."""
+
+    def __init__(self, conn):
+        super().__init__(conn)
+        self.writing = threading.Event()
+
+    def put(self, *args, **kwargs):
+        self.writing.set()
+        try:
+            time.sleep(0.05)
+            return super().put(*args, **kwargs)
+        finally:
+            self.writing.clear()
+
+
+def test_no_step_runs_ahead_of_its_checkpoint(agent_config, make_agent, tmp_path):
+    """A kill -9 must never lose a step that already acted on the world."""
+    saver = SlowSaver(sqlite3.connect(str(tmp_path / "slow.sqlite"), check_same_thread=False))
+    ahead: list[int] = []
+
+    class Watched(TextWorldExecutor):
+        def execute(self, action, timeout_s=None, cancel=None):
+            if saver.writing.is_set():
+                ahead.append(len(self.history))
+            return super().execute(action, timeout_s, cancel)
+
+    llm = scripted_llm({"Plan": walkthrough_planner("cooking_1room"), **APPROVE})
+    agent = build_agent(
+        agent_config,
+        Watched(bundled_game("cooking_1room")),
+        llm=llm,
+        embedder=DeterministicFakeEmbedding(size=32),
+        checkpointer=saver,
+    )
+    with agent:
+        assert agent.run(thread_id="durable").success
+    assert ahead == []  # every action ran after the previous step's checkpoint was stored

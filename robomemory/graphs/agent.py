@@ -112,9 +112,12 @@ class RoboMemoryAgent:
             if task:
                 inputs["task"] = task
         started = time.perf_counter()
+        # durability="sync": a step's checkpoint is stored before the next step starts. With
+        # LangGraph's default ("async") the graph can run ahead of a lagging checkpoint writer,
+        # and a kill -9 then loses steps (and world actions) that already happened.
         modes = ["updates", "tasks"] if on_start is not None else ["updates"]
         for mode, chunk in self.graph.stream(
-            inputs, config, context=self.context, stream_mode=modes
+            inputs, config, context=self.context, stream_mode=modes, durability="sync"
         ):
             if mode == "tasks":
                 if "input" in chunk and on_start is not None:  # a start, not a result
