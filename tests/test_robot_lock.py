@@ -28,7 +28,7 @@ from robomemory import build_agent
 from robomemory.config import AgentConfig
 from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
 from robomemory.testing import scripted_llm
-cfg = AgentConfig(robot_id="r1").ablate(["longterm"])
+cfg = AgentConfig(robot_id="r1")
 cfg.memory.data_dir = sys.argv[1]
 agent = build_agent(cfg, TextWorldExecutor(resolve_game("cooking_1room")), llm=scripted_llm({}),
                     embedder=DeterministicFakeEmbedding(size=32))
@@ -60,7 +60,7 @@ def robot_r1(tmp_path):
 
 def _run(home: Path, robot: str, model_url: str, capsys) -> tuple[int, list[str]]:
     argv = ["run", "--data", str(home), "--robot-id", robot, "--model", "openai"]
-    argv += ["--base-url", model_url, "--max-steps", "2", "--ablate", "longterm"]
+    argv += ["--base-url", model_url, "--max-steps", "2"]
     code = main(argv)
     out = capsys.readouterr()
     return code, [line for line in (out.out + out.err).splitlines() if line.strip()]
