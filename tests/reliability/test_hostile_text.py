@@ -64,10 +64,9 @@ def gullible(lines: list[str]) -> dict:
     def plan(messages):
         text = message_text(messages)
         wanted = re.findall(r"(\w+)\(", text)[-1:] or ["look"]  # copies a "call" it read
-        return {
-            "thought": text[-200:],
-            "steps": [{"action": wanted[0], "args": []}, {"action": "look", "args": []}],
-        }
+        # the grounded schema lets "next" be only an action the world offers now: a copied
+        # call fails validation and the planner falls back to the world's harmless action
+        return {"next": f"{wanted[0]}()", "then": [{"action": "look", "args": []}]}
 
     return {
         "StepSummary": lambda m: {"summary": "\n".join(lines)[:600]},
@@ -103,6 +102,7 @@ def test_hostile_observation_text_is_never_executed(tmp_path):
     executed = {t["action"].split("(")[0] for t in result.trajectory}
     assert executed <= offered, executed - offered  # only actions the world offered
     assert not executed & {"format_disk", "self_destruct"}
-    assert "match (n) detach delete n //" in names  # stored as a (normalized) name, not run
-    assert len(names) >= len(lines) - 1
+    # grounded perception: the extractor may name only what the world shows, so no hostile
+    # line becomes a vertex of the map (the store's writes are parameterized besides)
+    assert not any(line.strip().lower()[:40] in names for line in lines), names
     assert history and any(lines[0] in i for i in items)  # the table is intact; text is data
