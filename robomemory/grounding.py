@@ -174,3 +174,32 @@ def update_done(done: Sequence[str], item: Mapping, limit: int = 20) -> list[str
     if str(item["outcome"]) != "succeeded" or not item.get("changed"):
         return list(done)
     return [*[d for d in done if d != item["action"]], str(item["action"])][-limit:]
+
+
+def offered_candidates(
+    candidates: Sequence[Action],
+    trajectory: Sequence[Mapping],
+    place: str | None,
+    *,
+    task: str = "",
+    notes: Sequence[str] = (),
+    done: Sequence[str] = (),
+    limit: int | None = None,
+) -> list[Action]:
+    """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), ranked by
+    :func:`by_relevance` against the notes (newest first), a read of a thing the task names
+    first while nothing is read yet; with ``limit``, cut to that many (the ranking puts undoing
+    and unrelated actions last), ``task_complete`` kept. The planner, the critic and the
+    baselines all see this list."""
+    fresh = fresh_candidates(candidates, trajectory, place)
+    bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
+    ranked = by_relevance(fresh, bodies, done)
+    # The task may point at what to read ("check the cookbook"); what to do with things comes
+    # from what was read, so the task promotes only a read.
+    reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]
+    promoted = reads[:1] if not notes else []
+    ordered = promoted + [a for a in ranked if a not in promoted]
+    if limit is None:
+        return ordered
+    finish = [a for a in ordered[limit:] if a.verb == "task_complete"]
+    return ordered[:limit] + finish

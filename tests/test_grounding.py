@@ -177,3 +177,14 @@ def test_the_last_change_is_not_offered_again_in_the_same_place():
     moves = [step(1, "go(east)", changed=True, place="corridor")]
     assert "go(east)" not in spent_actions(moves, "livingroom")  # moving on is another move
     assert "go(east)" in spent_actions(moves, "corridor")
+
+
+def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
+    from robomemory.grounding import offered_candidates
+
+    names = [f"box{chr(97 + i)}" for i in range(26)]
+    many = [Action(verb="examine", args=[n]) for n in names]
+    many.append(Action(verb="task_complete"))
+    shown = offered_candidates(many, [], "kitchen", task="check boxq", limit=10)
+    assert len(shown) == 11 and str(shown[-1]) == "task_complete()"
+    assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from robomemory.config import AgentConfig
 from robomemory.executors.base import Action, Executor, Observation
 from robomemory.graphs.agent import EpisodeResult
-from robomemory.grounding import fresh_candidates
+from robomemory.grounding import notes_of, offered_candidates, update_done
 from robomemory.prompts.baselines import (
     baseline_system,
     baseline_user,
@@ -60,8 +60,18 @@ class BaselineAgent:
         self, task: str, turns: list[str], obs: Observation, trajectory: list[dict]
     ) -> tuple[Action, dict]:
         space = self.executor.action_space()
-        # The same grounded list the planner sees, filtered by the same rule (fair comparison).
-        candidates = fresh_candidates(space.candidates, trajectory, obs.place)
+        # The same grounded list the planner sees, by the same rules (fair comparison).
+        done: list[str] = []
+        for item in trajectory:
+            done = update_done(done, item)
+        candidates = offered_candidates(
+            space.candidates,
+            trajectory,
+            obs.place,
+            task=task,
+            notes=notes_of(trajectory, task),
+            done=done,
+        )
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)
         node = self.llm.for_node("policy")

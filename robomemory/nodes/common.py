@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from robomemory.executors.base import Action, ActionSpace, Observation
 from robomemory.graphs.context import AgentContext, live_context
-from robomemory.grounding import READ_VERBS, by_relevance, fresh_candidates, named_by
+from robomemory.grounding import offered_candidates
 
 
 class NodeRun:
@@ -49,15 +49,12 @@ def result_line(item: dict, limit: int = 300) -> str:
 
 
 def current_candidates(state: dict, space: ActionSpace) -> list[Action]:
-    """The actions the world affords now, less those this episode has shown useless here."""
-    place = observation_of(state).place
-    trajectory = state.get("trajectory") or []
-    fresh = fresh_candidates(space.candidates, trajectory, place)
-    notes = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
-    ranked = by_relevance(fresh, notes, state.get("done_actions") or [])
-    # The task may point at what to read first ("check the cookbook"); what to do with things
-    # comes from what was read, so the task promotes only reads.
-    task = state.get("task") or ""
-    reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]
-    promoted = reads[:1] if not notes else []
-    return promoted + [a for a in ranked if a not in promoted]
+    """The actions the world affords now, as the planner and the critic are shown them."""
+    return offered_candidates(
+        space.candidates,
+        state.get("trajectory") or [],
+        observation_of(state).place,
+        task=state.get("task") or "",
+        notes=state.get("notes") or [],
+        done=state.get("done_actions") or [],
+    )
