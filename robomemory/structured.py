@@ -166,6 +166,7 @@ class NodeLLM:
         error: str | None = None
         deadline = time.monotonic() + self.llm.deadline_s
         tries = 0
+        cut_offs = 0
         for attempt in range(self.llm.max_retries + 1):
             if attempt and time.monotonic() >= deadline:
                 error = f"deadline of {self.llm.deadline_s:g} s spent after {attempt} tries"
@@ -184,6 +185,10 @@ class NodeLLM:
                 error = f"{type(exc).__name__}: {exc}"[:500]
                 self._meter(time.perf_counter() - started, None, _usage_of(exc))
                 log.warning("%s: model call failed (try %d): %s", self.node, attempt + 1, error)
+                if isinstance(exc, openai.LengthFinishReasonError):
+                    cut_offs += 1
+                    if cut_offs > 1:  # a runaway answer twice: a third try costs as much again
+                        break
                 continue
             self._meter(time.perf_counter() - started, out.get("raw"))
             _log_prompt(self.node, schema, system, user, out.get("raw"))

@@ -292,3 +292,12 @@ def test_local_prompts_are_pinned_to_their_own_slot():
         seen = srv.requests
     assert seen[0]["id_slot"] == slot_for("Plan") == 4
     assert slot_for("StepSummary") != slot_for("MemoryQueries")
+
+
+def test_an_answer_cut_at_max_tokens_twice_is_not_tried_a_third_time():
+    long_text = "x" * 4000  # the fake server reports finish_reason=length past max_tokens
+    with FakeOpenAIServer(responder=lambda n, s, m: long_text) as srv:
+        node = _openai_llm(srv, max_retries=5, max_tokens=20).for_node("spatial")
+        result = node.call(Plan, "sys", "user", fallback=FALLBACK)
+    assert not result.ok and result.value == FALLBACK
+    assert node.usage.calls == 2

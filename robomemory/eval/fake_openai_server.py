@@ -179,6 +179,10 @@ class FakeOpenAIServer:
         text = out if isinstance(out, str) else json.dumps(out)
         prompt_tokens = _tokens(_message_text(messages))
         completion_tokens = _tokens(text)
+        finish = "stop"
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        if limit and completion_tokens > int(limit):  # cut where a real server stops
+            text, completion_tokens, finish = text[: int(limit) * 4], int(limit), "length"
         return {
             "id": f"chatcmpl-fake-{n}",
             "object": "chat.completion",
@@ -188,7 +192,7 @@ class FakeOpenAIServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                     "logprobs": None,
                 }
             ],
