@@ -19,7 +19,7 @@ from robomemory.executors.skills import SkillConfig
 from robomemory.graphs.agent import build_agent, sqlite_checkpointer
 from robomemory.models import make_embedder
 from robomemory.structured import StructuredLLM
-from robomemory.testing import ScriptedChatModel
+from robomemory.testing import PlanScript, ScriptedChatModel
 
 WAYPOINTS = "waypoints:\n  kitchen_counter: {x: 1.0, y: 0.0}\n  dining_table: {x: 1.5, y: 2.0}\n"
 PLAN = [
@@ -34,8 +34,11 @@ PLAN = [
 def answers(schema, messages):
     """The FAKE model: one plan for the whole task; every other call gets a plausible answer."""
     name = schema.__name__
+    if name == "Plan":  # the first step one of the robot's candidates, the rest as planned
+        return PlanScript(lambda m: [(p["action"], p["args"]) for p in PLAN]).answer(
+            schema, messages
+        )
     table = {
-        "Plan": {"steps": PLAN},
         "StepSummary": {"summary": "The robot acted; the banana is visible."},
         "MemoryQueries": {"queries": ["where is the banana", "where is the basket"]},
         "TemporalSummary": {"summary": "The robot went to the counter and took the banana."},

@@ -69,7 +69,7 @@ def test_a_run_context_tunes_the_run_from_the_allow_list(served):
         {}, context={"config": {"max_steps": 2, "n_queries": 1, "ablate": ["spatial"]}}
     )
     assert state["done"] and state["end_reason"] == "max_steps" and state["step"] == 2
-    assert state["spatial_stats"] == []  # the per-run ablation took effect
+    assert state["recalled"]["spatial"] == ""  # the per-run ablation took effect
     assert model.requests
     assert ctx.config.max_steps == 30  # the operator's context is untouched
 

@@ -17,19 +17,13 @@ from robomemory.commands.run_page import render_page
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
 from robomemory.graphs.agent import sqlite_checkpointer
-from robomemory.testing import scripted_llm
+from robomemory.testing import PlanScript, scripted_llm
 
-PLAN = {
-    "thought": "read the recipe, then fetch the milk",
-    "steps": [
-        {"action": "examine", "args": ["cookbook"]},
-        {"action": "open", "args": ["fridge"]},
-        {"action": "pick_up", "args": ["milk"]},
-    ],
-}
+FIRST = [("examine", ["cookbook"]), ("pick_up", ["milk"]), ("pick_up", ["yellow apple"])]
+SECOND = [("pick_up", ["milk"]), ("pick_up", ["yellow apple"])]
 REASON = (
-    "The fridge can wait: the recipe has not been read yet, so opening it now is premature and "
-    "the agent should read the cookbook first, then fetch what it lists."
+    "The milk can wait: the recipe has not been read closely yet, so taking it now is premature "
+    "and the agent should plan again from what the cookbook lists."
 )
 
 
@@ -39,9 +33,10 @@ def _llm():
     def critic(_m):
         return next(verdicts, {"approve": True, "reason": "the recipe is known now"})
 
+    plans = iter([FIRST, SECOND])
     return scripted_llm(
         {
-            "Plan": lambda m: PLAN,
+            "Plan": PlanScript(lambda m: next(plans, SECOND)),
             "CriticVerdict": critic,
             "StepSummary": lambda m: {"summary": "A kitchen with a\n fridge and a cookbook."},
             "MemoryQueries": lambda m: {"queries": ["cookbook"]},
@@ -95,17 +90,18 @@ def test_every_node_is_announced_before_its_update(played):
 def test_trace_has_plan_critic_summary_recall_and_map_per_step(played):
     trace, _, _ = played
     one, two, three = trace["trajectory"]
-    plan = ["examine(cookbook)", "open(fridge)", "pick_up(milk)"]
+    plan = ["examine(cookbook)", "pick_up(milk)", "pick_up(yellow apple)"]
     assert one["action"] == "examine(cookbook)" and one["plan"] == plan
-    assert one["plan_reason"] == PLAN["thought"] and one["verdict"] is None
+    assert one["verdict"] is None
+    assert len(one["candidates"]) > 5 and "pick_up(milk)" in one["candidates"]
     assert one["summary"] == "A kitchen with a\n fridge and a cookbook."
     assert set(one["recalled"]) == {"temporal", "spatial", "semantic", "episodic"}
     assert all(isinstance(n, int) for n in one["recalled"].values())
-    assert trace["initial_map"]["added"] == ["cookbook on table"]
-    # step 2: the critic rejected open(fridge); the new plan's first action ran unchecked
+    assert "I at kitchen" in trace["initial_map"]["added"]  # the robot's own fact
+    # step 2: the critic rejected pick_up(milk); the new plan's first action ran unchecked
     assert two["rejected"] == [{"plan": plan, "reason": REASON}]
-    assert two["action"] == "examine(cookbook)" and two["verdict"] is None
-    assert three["action"] == "open(fridge)"
+    assert two["action"] == "pick_up(milk)" and two["verdict"] is None
+    assert three["action"] == "pick_up(yellow apple)"
     assert three["verdict"] == {"approve": True, "reason": "the recipe is known now"}
     assert "rejected" not in three
     assert all("map" in s for s in (one, two))  # the map after each observed action
@@ -155,9 +151,8 @@ def test_page_shows_each_step_with_its_decision_and_memory(played):
     assert "examine(cookbook)" in one["text"] and "critic did not check" in one["text"]
     assert {"plan", "now", "recalled"} <= set(one["classes"])
     assert "rejected" in two["attrs"]["class"] and REASON in two["text"]
-    assert "same action as the step before" in two["text"]
     assert "critic approved" in three["text"] and "the recipe is known now" in three["text"]
-    assert "cookbook on table" in page and "<svg" in page and "<script" not in page
+    assert "I at kitchen" in page and "<svg" in page and "<script" not in page
 
 
 def test_an_old_trace_renders_without_the_new_keys():
@@ -204,7 +199,7 @@ def test_show_renders_a_trace_file_and_a_checkpoint_thread(
     args = ["show", "th", "--data", str(data), "--robot", "test-bot", "--html", str(page)]
     assert cli_main(args) == 0
     steps = _sections(page.read_text())
-    assert len(steps) == 2 and "cookbook on table" in page.read_text()
+    assert len(steps) == 2 and "I at kitchen" in page.read_text()
     assert cli_main(["show", "nope", "--data", str(data)]) == 2
     assert "no thread 'nope'" in capsys.readouterr().err
     assert json.loads(path.read_text())["trajectory"][0]["step"] == 1

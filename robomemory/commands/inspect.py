@@ -78,11 +78,16 @@ def load_history(cfg: MemoryConfig, handles: MemoryHandles, limit: int) -> list[
 def known_robots(data_dir: Path) -> list[str]:
     """Robot ids (as stored: unsafe characters become ``_``) with memory on disk."""
     data_dir = Path(data_dir)
-    names = {p.stem.removeprefix("spatial_") for p in (data_dir / "spatial").glob("spatial_*.json")}
-    for p in (data_dir / "qdrant" / "collection").glob("*_*"):
-        kind, _, robot = p.name.partition("_")
-        if kind in ("semantic", "episodic"):
-            names.add(robot)
+    names = {
+        p.stem.removeprefix("spatial_")
+        for pattern in ("spatial_*.json", "spatial_*.sqlite3")
+        for p in (data_dir / "spatial").glob(pattern)
+    }
+    for folder in (data_dir / "longterm", data_dir / "qdrant" / "collection"):
+        for p in folder.glob("*_*"):
+            kind, _, robot = p.name.partition("_")
+            if kind in ("semantic", "episodic"):
+                names.add(robot)
     return sorted(names)
 
 

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from robomemory.commands.progress import one_line
 from robomemory.config import AgentConfig, MemoryConfig, default_data_dir
+from robomemory.memory.episode_log import EpisodeLog
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,11 +46,17 @@ def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
     if not db.is_file():
         raise FileNotFoundError(f"no checkpoints at {db} (give --data DIR)")
     graph = build_graph().compile(checkpointer=sqlite_checkpointer(db))
-    # reading state needs only the recursion-limit setting of a context, not live clients
-    agent = RoboMemoryAgent(graph, SimpleNamespace(config=AgentConfig()))
-    if not agent.state(thread):
-        raise ValueError(f"no thread {thread!r} in {db}")
-    trace = trace_payload(agent.result(thread))
+    # reading state needs the config's recursion limit and the episode log (the steps), not
+    # live clients
+    episodes = EpisodeLog(db.parent / "episodes.sqlite3")
+    memory = SimpleNamespace(episodes=episodes)
+    agent = RoboMemoryAgent(graph, SimpleNamespace(config=AgentConfig(), memory=memory))
+    try:
+        if not agent.state(thread):
+            raise ValueError(f"no thread {thread!r} in {db}")
+        trace = trace_payload(agent.result(thread))
+    finally:
+        episodes.close()
     changes = map_changes_from_store(data, robot, trace["episode_id"])
     for item in trace["trajectory"]:
         if "map" not in item and int(item["step"]) in changes:

@@ -34,6 +34,7 @@ class TraceRecorder:
         self.plan_reason = ""
         self.map_changes: dict[int, dict[str, list[str]]] = {}
         self._valid = self._snapshot()
+        self._executed = 0  # steps executed so far
 
     def _snapshot(self) -> set[str]:
         if self.spatial is None:
@@ -48,12 +49,12 @@ class TraceRecorder:
             p.setdefault("recalled", {}).update(
                 {k: len(v or "") for k, v in update["recalled"].items()}
             )
-        if node == "spatial" and update.get("spatial_stats"):
-            stats = update["spatial_stats"][-1]
+        if node == "spatial" and "recalled" in update:
+            # the spatial branch perceives the result of the step executed last
             now = self._snapshot()
             if self.spatial is not None:
                 change = {"added": sorted(now - self._valid), "removed": sorted(self._valid - now)}
-                self.map_changes[int(stats.get("step", 0))] = change
+                self.map_changes[self._executed] = change
             self._valid = now
         if node == "planner":
             self.plan = [action_text(a) for a in update.get("plan") or []]
@@ -73,6 +74,7 @@ class TraceRecorder:
                     detail["verdict"] = None  # the action ran from a new, unchecked plan
                 detail.setdefault("verdict", None)
                 self.steps[int(item["step"])] = detail
+                self._executed = int(item["step"])
             self.pending = {}
 
     def enrich(self, trajectory: list[dict]) -> list[dict]:

@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage
 
 from robomemory.executors.envs.textworld import bundled_game, walkthrough_actions
 from robomemory.structured import StructuredLLM
-from robomemory.testing import ScriptedChatModel, message_text, scripted
+from robomemory.testing import PlanScript, ScriptedChatModel, message_text, scripted
 
 LAST_STEP = re.compile(r"Last result: step (\d+):")
 EXISTING_ID = re.compile(r"^\s*\[?(\d+)\]?[:.)]?\s", re.MULTILINE)
@@ -32,17 +32,18 @@ SUMMARIES = (
 )
 
 
-def walkthrough_plan(game: str):
-    """Plan answers that follow ``game``'s walkthrough from wherever the prompt says it is."""
-    actions = walkthrough_actions(bundled_game(game))
+def walkthrough_plan(game: str) -> PlanScript:
+    """Plan answers that follow ``game``'s walkthrough from wherever the prompt says it is
+    (the oracle's "inventory" left out: a read the world does not list as an action)."""
+    actions = [a for a in walkthrough_actions(bundled_game(game)) if a.verb != "inventory"]
 
-    def plan(messages: Sequence[BaseMessage]) -> dict:
+    def plan(messages: Sequence[BaseMessage]) -> list[tuple[str, list[str]]]:
         found = LAST_STEP.findall(message_text(messages))
         done = int(found[-1]) if found else 0
         a = actions[min(done, len(actions) - 1)]
-        return {"thought": "follow the recipe", "steps": [{"action": a.verb, "args": a.args}]}
+        return [(a.verb, a.args)]
 
-    return plan
+    return PlanScript(plan, "follow the recipe")
 
 
 def _digest(text: str) -> int:
