@@ -137,6 +137,8 @@ class RoboMemoryAgent:
         if replay is None:
             return
         self.context.executor.reset()
+        if "handles" not in snapshot.values:  # killed before the first step: nothing to replay
+            return
         episode_id = snapshot.values["handles"]["episode_id"]
         steps = self.context.memory.episodes.steps(episode_id)
         # Only the steps the checkpoint has seen: a step logged by an executor run that the
