@@ -289,6 +289,31 @@ def test_consolidate_updates_q_of_retrieved_items(system):
     assert (row["item_id"], row["q_old"], row["episode_id"]) == (pid, 0.0, "ep1")
 
 
+def test_a_crash_before_the_q_row_keeps_it_when_the_item_is_then_deleted(system, monkeypatch):
+    """The Q updates finish before any Mem0 write, so an item the updater deletes in the same
+    consolidation still gets its Q history row after a crash between its Q write and its row."""
+    pid = seed(system)
+    record = system.history.record
+    crashed = {"done": False}
+
+    def crash_once_on_q(collection, item_id, event, **kw):
+        if event == "Q" and not crashed["done"]:
+            crashed["done"] = True
+            raise KeyError("process killed")  # after the Q write, before its row
+        return record(collection, item_id, event, **kw)
+
+    monkeypatch.setattr(system.history, "record", crash_once_on_q)
+    script = creator_script()
+    script.answers["MemoryDecision"] = {"event": "DELETE", "id": 0}
+    with pytest.raises(KeyError):
+        _consolidate(system, script, retrieved=[pid])
+    report = _consolidate(system, script, retrieved=[pid])
+    assert report["semantic"]["DELETE"] == 1
+    assert pid not in {i.id for i in system.semantic.items()}
+    q_rows = [r for r in system.history.changes() if r["event"] == "Q"]
+    assert [(r["item_id"], r["episode_id"]) for r in q_rows] == [(pid, "ep1")]
+
+
 def test_opening_twice_in_one_process_shares_the_shard(tmp_path):
     emb = DeterministicFakeEmbedding(size=DIM)
     first = MemorySystem.open(make_cfg(tmp_path), emb, "r1")

@@ -1,9 +1,11 @@
-"""Task-end consolidation (paper section 3.2 + seeds 002_…, 001_…), run concurrently:
+"""Task-end consolidation (paper section 3.2 + seeds 002_…, 001_…): utilities first, then
+the two creators concurrently:
 
 - semantic: the long-term creator (a model call) writes action- and task-level insights from
   the trajectory, temporal and spatial memory and the outcome; each goes through the Mem0 update;
 - episodic: the creator summarizes the attempt with its outcome; same Mem0 update;
-- utility: every item retrieved during the task gets the MemRL Q update with r from the outcome.
+- utility: every item retrieved during the task gets the MemRL Q update with r from the outcome,
+  before any Mem0 write (so an item deleted below keeps its Q history row, crash or not).
 
 Idempotent per episode: a finished episode is recorded in the history database and a second
 call returns its report untouched; an interrupted one resumes from its journal (the creator's
@@ -76,17 +78,18 @@ def consolidate(
     user = prompts.creator_prompt(
         task, outcome, render_trajectory(trajectory), temporal_text, spatial_text
     )
+    # Q first, before any Mem0 write: an item the updater deletes below has its Q row by then,
+    # also when a crash fell between its Q write and its row (the resume finds it via q_trace)
+    q_updates = []
+    if system.cfg.utility.enabled and retrieved_ids:
+        q_updates = _utility(system.longterm(), retrieved_ids, reward, episode_id)
     jobs = {}
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="consolidate") as pool:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="consolidate") as pool:
         if system.semantic is not None:
             jobs["semantic"] = pool.submit(_semantic, system.semantic, user, task, episode_id, llm)
         if system.episodic is not None:
             jobs["episodic"] = pool.submit(
                 _episodic, system.episodic, user, task, outcome, trajectory, episode_id, llm
-            )
-        if system.cfg.utility.enabled and retrieved_ids:
-            jobs["q_updates"] = pool.submit(
-                _utility, system.longterm(), retrieved_ids, reward, episode_id
             )
         results = {name: job.result() for name, job in jobs.items()}
     report = {
@@ -94,7 +97,7 @@ def consolidate(
         "reward": reward,
         "semantic": results.get("semantic"),
         "episodic": results.get("episodic"),
-        "q_updates": results.get("q_updates", []),
+        "q_updates": q_updates,
         "seconds": round(time.perf_counter() - started, 4),
     }
     system.history.finish_episode(episode_id, report)
