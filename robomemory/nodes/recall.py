@@ -2,8 +2,9 @@
 
 Working memory is ordered from stable to changing, so the model server's prompt cache reuses
 its head from one step to the next: the task, the long-term lessons and past episodes (fixed
-within a task), notes of what was read, progress, where things are, what was done, the recent
-results and, last, the current observation.
+within a task), notes of what was read, what was done and the recent results (both grow by
+appending), then what is rewritten at any step: where things are, progress (score, done) and,
+last, the current observation.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from robomemory.memory.condenser import Condenser, Event
 from robomemory.nodes.common import NodeRun, observation_of, result_line
 
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
-CHANGING_SECTIONS = (("spatial", "Where things are"), ("temporal", "What I have done"))
+APPENDED_SECTION = ("temporal", "What I have done")
+CHANGING_SECTION = ("spatial", "Where things are")
 
 
 def progress_line(state: AgentState) -> str:
@@ -45,12 +47,13 @@ def memory_events(state: AgentState) -> list[Event]:
     notes = state.get("notes") or []
     if notes:
         events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
+    events.append(section(*APPENDED_SECTION))
+    for item in trajectory:
+        events.append(Event(kind="result", text=result_line(item), step=item["step"]))
+    events.append(section(*CHANGING_SECTION))
     progress = progress_line(state)
     if progress:
         events.append(Event(kind="note", text=progress))
-    events += [section(k, t) for k, t in CHANGING_SECTIONS]
-    for item in trajectory:
-        events.append(Event(kind="result", text=result_line(item), step=item["step"]))
     obs = observation_of(state)
     last = " ".join(str(trajectory[-1]["message"]).split()) if trajectory else ""
     if " ".join(obs.text.split()) != last:  # else the last result already shows it

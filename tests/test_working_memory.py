@@ -1,0 +1,40 @@
+"""Working memory's order keeps the model server's prompt cache useful: from one step to the
+next, what only grows (what was done) stays in the shared head, and what is rewritten (where
+things are, the score) comes after it."""
+
+from __future__ import annotations
+
+import os
+
+from robomemory.memory.condenser import render
+from robomemory.nodes.recall import memory_events
+
+
+def step(n: int, action: str, message: str) -> dict:
+    return {"step": n, "action": action, "outcome": "succeeded", "message": message}
+
+
+def state(steps: list[dict], temporal: list[str], spatial: str, score: int) -> dict:
+    return {
+        "task": "Cook the meal and eat it.",
+        "recalled": {"temporal": "\n".join(temporal), "spatial": spatial},
+        "notes": ["examine(cookbook): Ingredients: milk. Directions: prepare meal"],
+        "trajectory": steps,
+        "score": score,
+        "max_score": 3,
+        "done_actions": [s["action"] for s in steps if s["action"] != "examine(cookbook)"],
+        "observation": {"text": steps[-1]["message"]},
+    }
+
+
+def test_a_new_step_keeps_what_was_done_in_the_shared_head():
+    one = [step(1, "examine(cookbook)", "Ingredients: milk."), step(2, "pick_up(milk)", "Taken.")]
+    two = [*one, step(3, "prepare_meal()", "Adding the meal to your inventory.")]
+    before = render(memory_events(state(one, ["- read", "- took milk"], "milk in fridge", 1)))
+    after = render(
+        memory_events(state(two, ["- read", "- took milk", "- made meal"], "I hold meal", 2))
+    )
+    shared = os.path.commonprefix([before, after])
+    assert "Notes (read):" in shared and "- took milk" in shared
+    assert "Where things are" not in shared and "Score" not in shared  # rewritten: after it
+    assert after.index("What I have done") < after.index("Where things are") < after.index("Score")
