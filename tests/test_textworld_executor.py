@@ -99,6 +99,14 @@ def test_navigate_only_over_visited_rooms(six_rooms: TextWorldExecutor) -> None:
     assert again.ok and six_rooms.current_room == "livingroom"
 
 
+def test_a_walked_exit_is_offered_as_navigate_to_its_room(six_rooms: TextWorldExecutor) -> None:
+    assert six_rooms.execute(act("go", "east")).ok  # bathroom -> corridor
+    texts = [str(a) for a in six_rooms.action_space().candidates]
+    assert "go(west)" not in texts and "navigate_to(bathroom)" in texts  # the way back
+    assert "go(east)" in texts and "go(north)" in texts  # unexplored exits stay moves
+    assert six_rooms.execute(act("navigate_to", "bathroom")).ok
+
+
 def test_navigate_stops_at_a_closed_door() -> None:
     ex = TextWorldExecutor(bundled_game("cooking_6rooms_open"))
     ex.reset()

@@ -210,8 +210,15 @@ class TextWorldExecutor:
         return space
 
     def _candidates(self, space: ActionSpace) -> list[Action]:
-        """The game's admissible commands now, in the action API, plus routes to known rooms."""
-        actions = [_as_action(c) for c in self._require_state().admissible_commands or []]
+        """The game's admissible commands now, in the action API, plus routes to known rooms.
+        An exit already walked is offered as ``navigate_to`` its room, so every ``go`` left
+        in the list leads somewhere new (the model sees which moves explore)."""
+        walked = self._map.exits(self._room)
+        actions = [
+            a
+            for a in map(_as_action, self._require_state().admissible_commands or [])
+            if a is not None and not (a.verb == "go" and a.args and walked.get(a.args[0]))
+        ]
         # The game reads what the robot holds too, though it lists no examine for it.
         actions += [Action(verb="examine", args=[_norm(h)]) for h in self._held()]
         actions += [
@@ -220,7 +227,7 @@ class TextWorldExecutor:
             if room != self._room and self._map.route(self._room, room)
         ]
         actions.append(Action(verb="task_complete"))
-        valid = [a for a in actions if a is not None and space.validate_action(a) is None]
+        valid = [a for a in actions if space.validate_action(a) is None]
         return rank_candidates(valid)
 
     # ----- execution -----
