@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from robomemory.executors.base import Action
+from robomemory.executors.candidates import INFORMATIONAL
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
 
@@ -82,7 +83,10 @@ _WORD = re.compile(r"[a-z]+")
 
 
 def by_relevance(
-    candidates: Sequence[Action], goal_texts: Sequence[str], done: Sequence[str] = ()
+    candidates: Sequence[Action],
+    goal_texts: Sequence[str],
+    done: Sequence[str] = (),
+    verbs: Mapping[str, str] | None = None,
 ) -> list[Action]:
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
@@ -90,21 +94,36 @@ def by_relevance(
     before them, candidates the goal texts name most, text by text from the most pressing
     (e.g. the newest note read, then the task) — a named verb first ("dice the red onion"
     names dice, not slice; "prepare meal" names prepare_meal, not cook), then named
-    arguments; the world's order breaks ties.
+    arguments; the world's order breaks ties. Ahead of both: when a text names a verb the
+    world does not offer now, acting on what that verb's description (``verbs``: verb ->
+    description) says it needs ("dice: ... needs a held knife" -> ``pick_up(knife)``).
     """
-    goals = [set(_WORD.findall(text.lower())) - _FILLER for text in goal_texts]
-    done_words = [set(_WORD.findall(d.lower())) - _FILLER for d in done]
+    offered = {a.verb for a in candidates}
+    goals = [_words(text) for text in goal_texts]
+    needs = [_needs(goal, verbs or {}, offered) for goal in goals]
+    done_words = [_words(d) for d in done]
     done_set = set(done)
 
     def key(action: Action) -> tuple[int, ...]:
-        verb = set(_WORD.findall(action.verb.lower())) - _FILLER
-        args = set(_WORD.findall(" ".join(action.args).lower())) - _FILLER
+        verb = _words(action.verb)
+        args = _words(" ".join(action.args))
+        acting = action.verb not in INFORMATIONAL
         hits: list[int] = []
-        for goal in goals:
-            hits += [-len(verb & goal), -len(args & goal)]
+        for goal, need in zip(goals, needs, strict=True):
+            hits += [-len(args & need) if acting else 0, -len(verb & goal), -len(args & goal)]
         return (int(_undoes(action, done_set, done_words)), *hits)
 
     return sorted(candidates, key=key)
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower())) - _FILLER
+
+
+def _needs(goal: set[str], verbs: Mapping[str, str], offered: set[str]) -> set[str]:
+    """Words of the descriptions of the verbs ``goal`` names that are not offered now."""
+    named = [v for v in verbs if v not in offered and _words(v) and _words(v) <= goal]
+    return set().union(*(_words(verbs[v]) - _words(v) for v in named))
 
 
 # verb -> the verbs whose effect it reverses
@@ -184,16 +203,18 @@ def offered_candidates(
     task: str = "",
     notes: Sequence[str] = (),
     done: Sequence[str] = (),
+    verbs: Mapping[str, str] | None = None,
     limit: int | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), ranked by
     :func:`by_relevance` against the notes (newest first), a read of a thing the task names
-    first while nothing is read yet; with ``limit``, cut to that many (the ranking puts undoing
-    and unrelated actions last), ``task_complete`` kept. The planner, the critic and the
-    baselines all see this list."""
+    first while nothing is read yet (``verbs``: verb -> description, for what a named verb
+    needs); with ``limit``, cut to that many (the ranking puts undoing and unrelated actions
+    last), ``task_complete`` kept. The planner, the critic and the baselines all see this
+    list."""
     fresh = fresh_candidates(candidates, trajectory, place)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
-    ranked = by_relevance(fresh, bodies, done)
+    ranked = by_relevance(fresh, bodies, done, verbs)
     # The task may point at what to read ("check the cookbook"); what to do with things comes
     # from what was read, so the task promotes only a read.
     reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]

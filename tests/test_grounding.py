@@ -170,6 +170,27 @@ def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
     ]
 
 
+CUTTING = {"dice": "cut as the recipe says; needs a held knife", "pick_up": "take an object"}
+
+
+def test_what_a_named_verb_needs_comes_first_while_that_verb_is_not_offered():
+    from robomemory.grounding import by_relevance
+
+    recipe = "Ingredients: red onion Directions: dice the red onion prepare meal"
+    without_knife = [
+        Action(verb="prepare_meal"),
+        Action(verb="cook", args=["red onion", "oven"]),
+        Action(verb="examine", args=["knife"]),
+        Action(verb="pick_up", args=["knife"]),
+    ]
+    ranked = [str(a) for a in by_relevance(without_knife, [recipe], verbs=CUTTING)]
+    assert ranked[0] == "pick_up(knife)"  # dice is named, not offered, and needs a knife
+    assert ranked[-1] == "examine(knife)"  # a read is not what dicing needs
+    with_knife = [Action(verb="prepare_meal"), Action(verb="dice", args=["red onion"])]
+    ranked = [str(a) for a in by_relevance(with_knife, [recipe], verbs=CUTTING)]
+    assert ranked == ["prepare_meal()", "dice(red onion)"]  # offered: the usual order
+
+
 def test_the_last_change_is_not_offered_again_in_the_same_place():
     cook = [step(1, "pick_up(milk)", changed=True), step(2, "cook(milk, oven)", changed=True)]
     assert "cook(milk, oven)" in spent_actions(cook, "kitchen")  # a roasted meal would burn

@@ -71,6 +71,7 @@ class BaselineAgent:
             task=task,
             notes=notes_of(trajectory, task),
             done=done,
+            verbs={v.name: v.description for v in space.verbs},
         )
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)

@@ -57,4 +57,5 @@ def current_candidates(state: dict, space: ActionSpace) -> list[Action]:
         task=state.get("task") or "",
         notes=state.get("notes") or [],
         done=state.get("done_actions") or [],
+        verbs={v.name: v.description for v in space.verbs},
     )
