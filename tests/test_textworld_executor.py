@@ -107,6 +107,15 @@ def test_a_walked_exit_is_offered_as_navigate_to_its_room(six_rooms: TextWorldEx
     assert six_rooms.execute(act("navigate_to", "bathroom")).ok
 
 
+def test_what_only_the_objective_names_is_not_seen_in_the_first_room() -> None:
+    ex = TextWorldExecutor(bundled_game("cooking_6rooms"))
+    objective, obs = ex.reset()
+    assert "cookbook" in objective and "cookbook" in obs.text  # the objective is shown...
+    assert obs.names == ["toilet"]  # ...but the cookbook and the meal are not in the bathroom
+    assert "cookbook" not in ex.known_objects()
+    ex.close()
+
+
 def test_navigate_stops_at_a_closed_door() -> None:
     ex = TextWorldExecutor(bundled_game("cooking_6rooms_open"))
     ex.reset()

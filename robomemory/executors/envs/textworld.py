@@ -142,9 +142,11 @@ class TextWorldExecutor:
         feedback = self._state.feedback
         start = feedback.find(objective[:40]) if objective else -1
         text = clean_text(feedback[start:] if start >= 0 else feedback)
-        self._observe(text)
+        # what the objective names ("check the cookbook in the kitchen") is not seen here
+        scene = text.replace(clean_text(objective), "") if objective else text
+        self._observe(scene)
         self._observe_admissible()
-        return objective, self._observation(text)
+        return objective, self._observation(text, scene)
 
     def _observe_admissible(self) -> None:
         """Names in the admissible commands are in reach now: the agent can see them."""
@@ -401,10 +403,12 @@ class TextWorldExecutor:
             and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered)
         ]
 
-    def _observation(self, text: str) -> Observation:
+    def _observation(self, text: str, scene: str | None = None) -> Observation:
+        """The observation of ``text``; its names come from ``scene`` (default: the text)."""
         state = self._require_state()
         held = {_norm(n) for n in self._held()}
-        names = self._names_in(text) + [n for n in held if n not in text.lower()]
+        scene = text if scene is None else scene
+        names = self._names_in(scene) + [n for n in held if n not in scene.lower()]
         return Observation(
             text=text,
             score=float(state.score),
