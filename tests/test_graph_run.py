@@ -214,6 +214,25 @@ def test_planner_sees_the_whole_recipe_it_just_read(agent_config, make_agent):
     assert "Ingredients: milk Directions: prepare meal" in last
 
 
+def test_the_relation_extractor_reads_the_worlds_words_not_the_summary(agent_config, make_agent):
+    """The step summary is a paraphrase (here one that names nothing); the grounded extractor
+    is given the game's own text, where 'the fridge contains some milk' is stated."""
+    shown: list[str] = []
+
+    def extract(messages):
+        shown.append(message_text(messages))
+        return {}
+
+    llm = scripted_llm(
+        {"Plan": PlanScript(lambda m: [("look", [])]), "ExtractedRelations": extract, **APPROVE}
+    )
+    agent_config.max_steps = 1
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    agent.run(thread_id="extract")
+    assert shown and "The fridge contains some milk" in shown[0]
+    assert "I acted in the kitchen." not in shown[0]
+
+
 def test_a_later_plan_step_the_world_no_longer_affords_goes_back_to_the_planner(
     agent_config, make_agent
 ):

@@ -84,3 +84,8 @@ class SceneGrounding(BaseModel):
     names: list[str] = Field(default_factory=list)
     place: str | None = None
     holding: list[str] = Field(default_factory=list)
+    text: str = Field(
+        default="",
+        description="the world's own words this step; the extractor reads them rather than "
+        "the step summary, whose paraphrase drops where things are",
+    )

@@ -75,6 +75,9 @@ _update_locks: weakref.WeakKeyDictionary[GraphStore, threading.Lock] = weakref.W
 _update_locks_guard = threading.Lock()
 
 
+EXTRACT_TEXT_CHARS = 1200  # the world's words given to the extractor, at most
+
+
 def _update_lock(store: GraphStore) -> threading.Lock:
     with _update_locks_guard:
         return _update_locks.setdefault(store, threading.Lock())
@@ -151,8 +154,9 @@ class SpatialMemory:
     ) -> SpatialUpdateStats:
         """Run Algorithm 2 for s_t = ``summary`` and q_t = ``queries``; idempotent per step.
 
-        With ``grounding`` the extractor relates only the names perception reports, and the
-        robot's place and holdings are added as its own facts."""
+        With ``grounding`` the extractor relates only the names perception reports, reads the
+        world's own words when perception has them (else the summary), and the robot's place
+        and holdings are added as its own facts."""
         key = f"{episode_id}:{step}"
         if self.store.has_update(key):
             return self._skipped(step)
@@ -203,6 +207,8 @@ class SpatialMemory:
             for t in _robot_facts(grounding):
                 out.setdefault(edge_key(t), t)
         names = _grounded_names(grounding)
+        if grounding is not None and grounding.text.strip():
+            summary = " ".join(grounding.text.split())[:EXTRACT_TEXT_CHARS]
         if not summary.strip() or (grounding is not None and len(names) < 2):
             return list(out.values())
         if grounding is not None:

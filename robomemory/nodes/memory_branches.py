@@ -34,7 +34,9 @@ def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     obs = observation_of(state)
     grounding = None
     if obs.names or obs.place:
-        grounding = SceneGrounding(names=obs.names, place=obs.place, holding=obs.holding)
+        grounding = SceneGrounding(
+            names=obs.names, place=obs.place, holding=obs.holding, text=obs.text
+        )
     stats = module.update(
         state["summary"],
         queries,
