@@ -87,10 +87,12 @@ def by_relevance(
     goal_texts: Sequence[str],
     done: Sequence[str] = (),
     verbs: Mapping[str, str] | None = None,
+    avoid: Sequence[str] = (),
 ) -> list[Action]:
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
-    Actions that would undo what is done (``done``: actions that changed the world) go last;
+    Actions that would undo what is done (``done``: actions that changed the world) and
+    actions to ``avoid`` (e.g. lessons say they hurt before) go last;
     before them, candidates the goal texts name most, text by text from the most pressing
     (e.g. the newest note read, then the task) — a named verb first ("dice the red onion"
     names dice, not slice; "prepare meal" names prepare_meal, not cook), then named
@@ -111,8 +113,10 @@ def by_relevance(
         hits: list[int] = []
         for goal, need in zip(goals, needs, strict=True):
             hits += [-len(args & need) if acting else 0, -len(verb & goal), -len(args & goal)]
-        return (int(_undoes(action, done_set, done_words)), *hits)
+        last = _undoes(action, done_set, done_words) or str(action) in avoided
+        return (int(last), *hits)
 
+    avoided = set(avoid)
     return sorted(candidates, key=key)
 
 
@@ -204,17 +208,21 @@ def offered_candidates(
     notes: Sequence[str] = (),
     done: Sequence[str] = (),
     verbs: Mapping[str, str] | None = None,
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
     limit: int | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), ranked by
     :func:`by_relevance` against the notes (newest first), a read of a thing the task names
     first while nothing is read yet (``verbs``: verb -> description, for what a named verb
-    needs); with ``limit``, cut to that many (the ranking puts undoing and unrelated actions
-    last), ``task_complete`` kept. The planner, the critic and the baselines all see this
-    list."""
+    needs). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the
+    notes, what helped before names what to do; what hurt goes last. With ``limit``, cut to
+    that many (the ranking puts undoing and unrelated actions last), ``task_complete`` kept.
+    The planner, the critic and the baselines all see this list."""
     fresh = fresh_candidates(candidates, trajectory, place)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
-    ranked = by_relevance(fresh, bodies, done, verbs)
+    helped, hurt = lessons
+    goals = [*bodies, " ".join(helped)] if helped else bodies
+    ranked = by_relevance(fresh, goals, done, verbs, avoid=hurt)
     # The task may point at what to read ("check the cookbook"); what to do with things comes
     # from what was read, so the task promotes only a read.
     reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]

@@ -172,7 +172,8 @@ def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config,
     game = "cooking_1room"
     lessons = {
         "SemanticInsights": lambda m: {
-            "action": ["Open the fridge before taking food from it."],
+            "helped": ["pick_up(milk)"],
+            "hurt": [],
             "task": ["To cook a meal, read the cookbook, get the ingredients, prepare the meal."],
         },
         "EpisodeRecord": lambda m: {"summary": "Read the cookbook, took the milk, ate the meal."},

@@ -226,7 +226,8 @@ def creator_script(barrier: threading.Barrier | None = None) -> Script:
     return Script(
         SemanticInsights=wait(
             {
-                "action": ["open fails when the fridge is locked"],
+                "helped": [],
+                "hurt": ["open(fridge)"],
                 "task": ["find the key before opening the fridge"],
             }
         ),
@@ -274,7 +275,7 @@ def test_interrupted_consolidation_resumes_without_duplicates(system):
         [
             "the fridge is in the kitchen",
             "tidy the kitchen first",
-            "open fails when the fridge is locked",
+            "open(fridge) hurt: The fridge is locked.",
             "find the key before opening the fridge",
         ]
     )

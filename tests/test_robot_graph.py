@@ -47,7 +47,7 @@ def answers(schema, messages):
         },
         "ResolverDecision": {"delete": [], "modify": [], "add": []},
         "CriticVerdict": {"approve": True, "reason": "the step follows the plan"},
-        "SemanticInsights": {"action": ["navigate before picking up"], "task": []},
+        "SemanticInsights": {"helped": [], "hurt": [], "task": ["navigate before picking up"]},
         "EpisodeRecord": {"summary": "Took the banana from the counter to the basket."},
         "MemoryDecision": {"event": "ADD"},
         "ChunkSummary": {"summary": "earlier steps"},

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_STEPS_SHOWN = 20
-MAX_ACTION_ITEMS = 3
+MAX_HELPED = 3  # action lessons: steps that helped
+MAX_HURT = 2  # and steps that hurt
 MAX_TASK_ITEMS = 2
 
 
@@ -86,7 +87,9 @@ def consolidate(
     jobs = {}
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="consolidate") as pool:
         if system.semantic is not None:
-            jobs["semantic"] = pool.submit(_semantic, system.semantic, user, task, episode_id, llm)
+            jobs["semantic"] = pool.submit(
+                _semantic, system.semantic, user, task, trajectory, episode_id, llm
+            )
         if system.episodic is not None:
             jobs["episodic"] = pool.submit(
                 _episodic, system.episodic, user, task, outcome, trajectory, episode_id, llm
@@ -123,15 +126,22 @@ def _summary(created: list[NewItem], decisions: list[dict]) -> dict:
     }
 
 
-def _semantic(memory: LongTermMemory, user: str, task: str, episode_id: str, llm: NodeLLM) -> dict:
+def _semantic(
+    memory: LongTermMemory,
+    user: str,
+    task: str,
+    trajectory: list[dict],
+    episode_id: str,
+    llm: NodeLLM,
+) -> dict:
+    said = {str(s.get("action")): str(s.get("message", "")) for s in trajectory}  # last answer
+    schema = prompts.insights_model(tuple(said))
+
     def make() -> list[NewItem]:
-        res = llm.call(
-            prompts.SemanticInsights,
-            prompts.SEMANTIC_SYSTEM,
-            user,
-            fallback=prompts.SemanticInsights,
-        )
-        items = [NewItem(t, "action") for t in res.value.action[:MAX_ACTION_ITEMS]]
+        res = llm.call(schema, prompts.SEMANTIC_SYSTEM, user, fallback=schema)
+        lessons = [(a, "helped") for a in res.value.helped[:MAX_HELPED]]
+        lessons += [(a, "hurt") for a in res.value.hurt[:MAX_HURT]]
+        items = [NewItem(prompts.lesson_text(a, v, said[a]), "action") for a, v in lessons]
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         return [i for i in items if i.text.strip()]
 

@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from robomemory.executors.base import Action, ActionSpace, Observation
 from robomemory.graphs.context import AgentContext, live_context
 from robomemory.grounding import offered_candidates
+from robomemory.prompts.longterm import lesson_actions
 
 
 class NodeRun:
@@ -58,4 +59,5 @@ def current_candidates(state: dict, space: ActionSpace) -> list[Action]:
         notes=state.get("notes") or [],
         done=state.get("done_actions") or [],
         verbs={v.name: v.description for v in space.verbs},
+        lessons=lesson_actions((state.get("recalled") or {}).get("semantic") or ""),
     )

@@ -4,18 +4,20 @@ updater (ADD / UPDATE / DELETE / NOOP against existing items named by integer id
 from __future__ import annotations
 
 import json
+import re
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Sentence = Annotated[str, StringConstraints(max_length=200)]
 
 SEMANTIC_SYSTEM = (
-    "You turn a robot's finished task into reusable lessons, each ONE full sentence. "
-    "action: when an action works or fails and why, e.g. 'pick_up fails when the object is "
-    "not in the current room'. task: how to succeed at this kind of task. "
-    "At most 3 action and 2 task lessons."
+    "You judge a robot's finished task to teach its next attempts. helped: the steps (copied "
+    "exactly) that moved the task forward. hurt: the steps that failed, were wasted or lost "
+    "the task. task: how to succeed at this kind of task, each ONE full sentence. "
+    "At most 3 helped, 2 hurt and 2 task lessons."
 )
 
 EPISODIC_SYSTEM = (
@@ -32,14 +34,49 @@ UPDATER_SYSTEM = (
 
 
 class SemanticInsights(BaseModel):
-    """Semantic memory items created at task end."""
+    """Semantic memory items created at task end: task lessons in words; the action lessons
+    are steps of the trajectory (see :func:`insights_model`, which grounds them)."""
 
-    action: list[Sentence] = Field(
-        default_factory=list, max_length=3, description="Action lessons (sentences)."
-    )
+    helped: list[str] = Field(default_factory=list, max_length=3)
+    hurt: list[str] = Field(default_factory=list, max_length=2)
     task: list[Sentence] = Field(
         default_factory=list, max_length=2, description="Task lessons (sentences)."
     )
+
+
+@lru_cache(maxsize=64)
+def insights_model(steps: tuple[str, ...]) -> type[SemanticInsights]:
+    """The creator's answer for a trajectory: ``helped`` and ``hurt`` may only name its steps
+    (``verb(args)`` texts), so an action lesson is about an action that really happened."""
+    if not steps:
+        return SemanticInsights
+    Step = Literal[steps]  # type: ignore[valid-type]
+    return create_model(
+        "SemanticInsights",
+        __base__=SemanticInsights,
+        helped=(list[Step], Field(default_factory=list, max_length=3)),
+        hurt=(list[Step], Field(default_factory=list, max_length=2)),
+    )
+
+
+LESSON_MESSAGE_CHARS = 100
+_LESSON = re.compile(r"(?P<action>[a-z_]+\([^()]*\)) (?P<verdict>helped|hurt): ")
+
+
+def lesson_text(action: str, verdict: str, message: str) -> str:
+    """An action lesson as memory stores it: the step, the verdict and what the world said,
+    e.g. ``cook(red onion, oven) hurt: You burned the red onion! *** You lost! ***``."""
+    said = " ".join(message.split())[:LESSON_MESSAGE_CHARS]
+    return f"{action} {verdict}: {said}".rstrip()
+
+
+def lesson_actions(text: str) -> tuple[list[str], list[str]]:
+    """(helped, hurt) actions of the action lessons in ``text`` (e.g. recalled memory)."""
+    helped: list[str] = []
+    hurt: list[str] = []
+    for m in _LESSON.finditer(text):
+        (helped if m["verdict"] == "helped" else hurt).append(m["action"])
+    return helped, hurt
 
 
 class EpisodeRecord(BaseModel):

@@ -115,7 +115,7 @@ class Fuzzer:
                     "add": [],
                 }
             case "SemanticInsights":
-                return {"action": [sentence], "task": [sentence]}
+                return {"helped": [], "hurt": [], "task": [sentence]}
             case "MemoryDecision":
                 return {"event": r.choice(["ADD", "NOOP"])}
         out = minimal_instance(schema.model_json_schema())

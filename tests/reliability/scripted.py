@@ -92,11 +92,13 @@ def lessons(messages: Sequence[BaseMessage]) -> dict:
     """Lessons of the game played (the prompts of the two games differ)."""
     if "slice" in message_text(messages) or "knife" in message_text(messages):
         return {
-            "action": ["Slice food with the knife before cooking it.", "Read the cookbook."],
+            "helped": ["examine(cookbook)"],
+            "hurt": [],
             "task": ["To cook a meal: read the cookbook, slice, cook, then prepare the meal."],
         }
     return {
-        "action": ["Open the fridge before taking food from it.", "Read the cookbook first."],
+        "helped": ["examine(cookbook)"],
+        "hurt": [],
         "task": ["To cook a meal, read the cookbook, get the ingredients, prepare the meal."],
     }
 

@@ -76,7 +76,7 @@ def gullible(lines: list[str]) -> dict:
                 {"subject": line[:40], "relation": "in", "object": "kitchen"} for line in lines
             ]
         },
-        "SemanticInsights": lambda m: {"action": [lines[0][:200]], "task": [lines[7][:200]]},
+        "SemanticInsights": lambda m: {"helped": [], "hurt": [], "task": [lines[7][:200]]},
         "EpisodeRecord": lambda m: {"summary": " ".join(lines)[:500]},
         "MemoryDecision": lambda m: {"event": "ADD"},
         "Plan": plan,

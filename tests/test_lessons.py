@@ -1,0 +1,62 @@
+"""Action lessons: the creator may only name steps the robot took; the lesson keeps the world's
+words; recalled lessons re-rank the next attempt's choices (what hurt last, what helped after
+the notes)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from robomemory.executors.base import Action
+from robomemory.grounding import offered_candidates
+from robomemory.prompts.longterm import insights_model, lesson_actions, lesson_text
+
+
+def test_the_creator_can_only_name_steps_of_the_trajectory():
+    schema = insights_model(("pick_up(red onion)", "cook(red onion, oven)"))
+    ok = schema.model_validate_json('{"helped": ["pick_up(red onion)"], "hurt": [], "task": []}')
+    assert ok.helped == ["pick_up(red onion)"]
+    with pytest.raises(ValidationError):
+        schema.model_validate_json('{"helped": ["dice(red onion)"], "hurt": [], "task": []}')
+    enum = schema.model_json_schema()["properties"]["hurt"]["items"]["enum"]
+    assert enum == ["pick_up(red onion)", "cook(red onion, oven)"]
+
+
+def test_a_lesson_reads_back_from_recalled_memory():
+    hurt = lesson_text(
+        "cook(red onion, oven)", "hurt", "You burned the red onion!\n*** You lost! ***"
+    )
+    assert hurt == "cook(red onion, oven) hurt: You burned the red onion! *** You lost! ***"
+    recalled = "\n".join(
+        [
+            f"- [semantic/action Q=0.10] {hurt}",
+            "- [semantic/action Q=0.30] eat(meal) helped: You eat the meal. Not bad.",
+            "- [semantic/task Q=0.20] Read the cookbook first.",
+        ]
+    )
+    assert lesson_actions(recalled) == (["eat(meal)"], ["cook(red onion, oven)"])
+
+
+def acts(*texts: str) -> list[Action]:
+    out = []
+    for t in texts:
+        verb, rest = t.split("(", 1)
+        args = [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+        out.append(Action(verb=verb, args=args))
+    return out
+
+
+def test_recalled_lessons_rank_what_hurt_last_and_what_helped_first_among_ties():
+    candidates = acts("cook(meal, oven)", "eat(meal)", "go(north)", "task_complete()")
+    note = "examine(cookbook): Ingredients: milk Directions: prepare meal"
+    plain = offered_candidates(candidates, [], "kitchen", notes=[note])
+    assert [str(a) for a in plain][:2] == ["cook(meal, oven)", "eat(meal)"]  # a tie: world order
+    taught = offered_candidates(
+        candidates, [], "kitchen", notes=[note], lessons=(["eat(meal)"], ["go(north)"])
+    )
+    assert [str(a) for a in taught] == [
+        "eat(meal)",  # helped before, and the note names its argument as much as cook's
+        "cook(meal, oven)",
+        "task_complete()",
+        "go(north)",  # hurt before
+    ]
