@@ -56,6 +56,17 @@ def test_oracle_spatial_model_scores_high(cfg):
     assert summary["overall"]["f1"] > 0.8 and summary["by_step"][0]["step"] == 0
 
 
+def test_pooled_figures_do_not_count_an_empty_step_as_a_miss():
+    from robomemory.eval.spatial_accuracy import micro_prf
+
+    zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    empty = {"step": 0, "correct": 0, "predicted": 0, "truth": 0, **zero}
+    seen = {"step": 1, "correct": 2, "predicted": 2, "truth": 4, "precision": 1.0, "recall": 0.5}
+    seen["f1"] = 0.67
+    assert micro_prf([empty, seen]) == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+    assert summarize_games({"g": [empty, seen]})["overall"]["f1"] == pytest.approx(0.335)
+
+
 def test_empty_extractor_places_only_what_the_robot_holds(cfg):
     """With an extractor that says nothing, the KG knows only the robot's own facts (its place
     and holdings, from grounding): nothing is located before the robot takes something."""
@@ -96,6 +107,7 @@ def test_accuracy_into_a_suite_folder_updates_its_report(tmp_path, monkeypatch, 
         "games": [{"game": "g", "steps": 2, "precision": 1.0, "recall": 0.5, "f1": 0.67}],
         "by_step": [{"step": 1, "precision": 1.0, "recall": 0.5, "f1": 0.67}],
         "overall": {"precision": 1.0, "recall": 0.5, "f1": 0.67},
+        "micro": {"precision": 1.0, "recall": 0.5, "f1": 0.67},
     }
 
     def fake_run(suite, cfg, out, episodes=None):  # the model-backed part is tested above
