@@ -20,6 +20,7 @@ from robomemory.memory.spatial_algorithm import (
     plan_merge,
     resolver_ids,
     select_local,
+    thing_of,
     top_n,
 )
 
@@ -111,17 +112,26 @@ def test_moving_object_brings_its_old_location_without_a_query():
     assert local.needs_resolver and (local.sent_edges, local.sent_vertices) == (2, 3)
 
 
-def test_restated_edges_are_evidence_not_candidates():
-    """The robot sees the table with the cup on it and no knife: 'knife on table' is a
-    candidate (next to the table, not restated), 'cup on table' is evidence."""
+def test_only_an_edge_a_fresh_edge_moves_goes_to_the_resolver():
+    """The robot walks to the kitchen and sees the table with the cup on it and no knife:
+    'I at hall' is put to the resolver (the robot is now elsewhere); 'knife on table' is not
+    (no new edge places the knife elsewhere: absence is not taken as a move), and the
+    restated 'cup on table' moves nothing."""
     view = ListView(HOUSE)
     new = [T("I", "at", "kitchen"), T("table", "at", "kitchen"), T("cup", "on", "table")]
     local = select_local(view, {"knife"}, new, k=1, hub_degree=6)
-    assert [t.id for t in local.candidates] == [1, 6]  # I at hall, knife on table
-    assert {t.text() for t in local.evidence} == {t.text() for t in new}
+    assert [t.id for t in local.candidates] == [1]  # I at hall
+    assert [t.text() for t in local.evidence] == ["I at kitchen"]
     assert local.edges == len(local.old) + 1  # one fresh edge: I at kitchen
     far = select_local(view, {"hall"}, new[1:], k=0, hub_degree=6)
     assert "hall" in far.vertices and far.candidates == []  # retrieved, but G_new is elsewhere
+
+
+def test_what_i_hold_is_the_thing_an_edge_places():
+    view = ListView(HOUSE)
+    local = select_local(view, set(), [T("I", "hold", "cup")], k=2, hub_degree=6)
+    assert [t.id for t in local.candidates] == [4]  # cup on table: the cup moved to the robot
+    assert thing_of(T("I", "hold", "cup")) == "cup" and thing_of(T("cup", "on", "table")) == "cup"
 
 
 def test_through_a_hub_only_a_fresh_edge_of_the_same_subject_is_evidence():

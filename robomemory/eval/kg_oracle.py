@@ -130,7 +130,7 @@ class FactsOracle:
                     if not _fits_one(schema, k, v)
                 }
             )
-        if schema is ResolverDecision:
+        if issubclass(schema, ResolverDecision):
             return ResolverDecision(delete=self._contradicted(message_text(messages)))
         raise KeyError(f"the facts oracle does not answer {schema.__name__}")
 

@@ -233,9 +233,11 @@ class SpatialMemory:
     def _resolve(self, local: LocalGraph, llm: NodeLLM) -> Resolution:
         """Ask the conflict resolver about the candidates, given the evidence; apply its
         answer with :func:`apply_decision` (all or nothing)."""
-        shown = [(i, t.text()) for i, t in resolver_ids(local).items()]
+        ids = resolver_ids(local)
+        shown = [(i, t.text()) for i, t in ids.items()]
+        names = sorted({n for t in [*ids.values(), *local.evidence] for n in (t.subject, t.object)})
         res = llm.call(
-            prompts.ResolverDecision,
+            prompts.resolver_model(tuple(ids), tuple(names)),
             prompts.RESOLVE_SYSTEM,
             prompts.resolve_user(shown, [t.text() for t in local.evidence]),
             fallback=prompts.ResolverDecision(),

@@ -176,8 +176,19 @@ def select_local(
         return t.subject == cand.subject and t.subject in hubs and edge_key(t) in fresh_keys
 
     local.evidence = [t for t in new if any(supports(t, c) for c in candidates)]
-    local.candidates = [c for c in candidates if any(supports(t, c) for t in local.evidence)]
+    supported = [c for c in candidates if any(supports(t, c) for t in local.evidence)]
+    # A thing is in one place: an old edge can only be outdated by a fresh edge that places
+    # the same thing elsewhere. Only those are put to the resolver (a small model otherwise
+    # deletes whatever is listed first, e.g. "fridge in kitchen" when the robot enters).
+    moved = {thing_of(t) for t in fresh}
+    local.candidates = [c for c in supported if thing_of(c) in moved]
+    local.evidence = [t for t in local.evidence if thing_of(t) in moved] if local.candidates else []
     return local
+
+
+def thing_of(t: Triple) -> str:
+    """What an edge places: the held object of 'I hold x', else the subject."""
+    return t.object if t.subject == "I" and t.relation == "hold" else t.subject
 
 
 def _ends(t: Triple) -> set[str]:

@@ -53,6 +53,29 @@ class ResolverDecision(BaseModel):
     add: list[Relation] = Field(default_factory=list, max_length=24)
 
 
+@lru_cache(maxsize=256)
+def resolver_model(ids: tuple[int, ...], names: tuple[str, ...]) -> type[ResolverDecision]:
+    """The resolver's answer for one prompt: ids only among those shown, names only among
+    those in the shown edges (a small model otherwise echoes templates like '{cookbook}')."""
+    if not ids or not names:
+        return ResolverDecision
+    Id = Literal[ids]  # type: ignore[valid-type]
+    Shown = Literal[names]  # type: ignore[valid-type]
+    grounded_relation = create_model(
+        "Relation", __base__=Relation, subject=(Shown, ...), object=(Shown, ...)
+    )
+    grounded_modify = create_model(
+        "EdgeModify", __base__=EdgeModify, id=(Id, ...), subject=(Shown, ...), object=(Shown, ...)
+    )
+    return create_model(
+        "ResolverDecision",
+        __base__=ResolverDecision,
+        delete=(list[Id], Field(default_factory=list, max_length=len(ids))),
+        modify=(list[grounded_modify], Field(default_factory=list, max_length=len(ids))),
+        add=(list[grounded_relation], Field(default_factory=list, max_length=24)),
+    )
+
+
 GROUNDED_EXTRACT_SYSTEM = (
     "Say where each thing is now, as the observation states it: for each thing, its relation "
     "(in, on, at, near, under) and its holder: the container or support it is in or on, or "
