@@ -253,3 +253,17 @@ def test_retrieval_follows_edges_both_ways(script, llm):
     assert {t.text() for t in mem.retrieve(["apple"])} == {"I hold apple"}
     assert mem.store.k_hop(["apple"], 1) == {"apple"}
     assert mem.store.k_hop(["apple"], 2, undirected=True) == {"apple", "I", "kitchen"}
+
+
+def test_the_robots_place_and_holdings_follow_perception(script, llm):
+    """Where the robot is and what it holds come from perception; its old facts that
+    perception contradicts are invalidated, whatever the resolver says."""
+    from robomemory.memory.base import SceneGrounding
+
+    mem = make_memory()
+    at_hall = SceneGrounding(names=["cup"], place="hall", holding=["cup"])
+    mem.update("obs", [], step=1, episode_id="ep", llm=llm, grounding=at_hall)
+    assert valid(mem) == {"I at hall", "I hold cup"}
+    put_down = SceneGrounding(names=["cup", "table"], place="kitchen", holding=[])
+    mem.update("obs", [], step=2, episode_id="ep", llm=llm, grounding=put_down)
+    assert valid(mem) == {"I at kitchen"}

@@ -20,6 +20,7 @@ from robomemory.memory.spatial_algorithm import (
     plan_merge,
     resolver_ids,
     select_local,
+    stale_robot_facts,
     thing_of,
     top_n,
 )
@@ -132,6 +133,16 @@ def test_what_i_hold_is_the_thing_an_edge_places():
     local = select_local(view, set(), [T("I", "hold", "cup")], k=2, hub_degree=6)
     assert [t.id for t in local.candidates] == [4]  # cup on table: the cup moved to the robot
     assert thing_of(T("I", "hold", "cup")) == "cup" and thing_of(T("cup", "on", "table")) == "cup"
+
+
+def test_perception_outdates_the_robots_own_facts():
+    view = ListView([("I", "at", "hall"), ("I", "hold", "cup"), ("I", "hold", "key"), *HOUSE[1:]])
+    # in the kitchen, holding the key; the cup is seen on the table
+    assert stale_robot_facts(view, "kitchen", ["key"], ["cup", "table"]) == [1, 2]
+    # nothing reported held and the cup not seen: only the place is known to have changed
+    assert stale_robot_facts(view, "kitchen", [], ["table"]) == [1]
+    assert stale_robot_facts(view, "hall", ["cup", "key"], []) == []
+    assert stale_robot_facts(ListView(HOUSE[1:]), "hall", [], []) == []  # no robot yet
 
 
 def test_through_a_hub_only_a_fresh_edge_of_the_same_subject_is_evidence():

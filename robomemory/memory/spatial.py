@@ -52,6 +52,7 @@ from robomemory.memory.spatial_algorithm import (
     normalize_relation,
     resolver_ids,
     select_local,
+    stale_robot_facts,
     top_n,
 )
 from robomemory.memory.stores.graph_sqlite import open_sqlite_store, read_sqlite_graph
@@ -182,6 +183,11 @@ class SpatialMemory:
             )
             res = self._resolve(local, llm) if local.needs_resolver else Resolution(local.fresh)
             stats.ops_applied, stats.ops_rejected = res.applied, res.rejected
+            stale = []
+            if grounding is not None:
+                stale = stale_robot_facts(
+                    self.store, grounding.place, grounding.holding, grounding.names
+                )
             names = {n for t in res.add for n in (t.subject, t.object)}
             change = GraphChange(
                 key=key,
@@ -189,7 +195,7 @@ class SpatialMemory:
                 episode_id=episode_id,
                 vertices=self._embed_names(sorted(names - self.store.known_vertices(names))),
                 add=res.add,
-                invalidate=res.invalidate,
+                invalidate=sorted(set(res.invalidate) | set(stale)),
             )
             self.store.apply(change)
             stats.vertices, stats.edges = self.store.size()

@@ -186,6 +186,28 @@ def select_local(
     return local
 
 
+def stale_robot_facts(
+    view: GraphView, place: str | None, holding: Collection[str], seen: Collection[str]
+) -> list[int]:
+    """Ids of the robot's own edges that perception now contradicts (perception is the
+    authority on the robot itself): 'I at' another place than ``place``; 'I hold x' when x is
+    seen lying in the scene (``seen``), or when ``holding`` is reported and x is not in it."""
+    if not view.known_vertices(["I"]):
+        return []
+    held = {normalize_name(h) for h in holding}
+    visible = {normalize_name(n) for n in seen} - held
+    here = normalize_name(place) if place else None
+    out = []
+    for t in view.edges_among({"I"} | view.neighbors({"I"})):
+        if t.subject != "I" or t.id is None:
+            continue
+        if t.relation == "at" and here is not None and t.object != here:
+            out.append(t.id)
+        elif t.relation == "hold" and (t.object in visible or (held and t.object not in held)):
+            out.append(t.id)
+    return sorted(out)
+
+
 def thing_of(t: Triple) -> str:
     """What an edge places: the held object of 'I hold x', else the subject."""
     return t.object if t.subject == "I" and t.relation == "hold" else t.subject
