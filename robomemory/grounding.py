@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
 
@@ -73,7 +73,7 @@ def fresh_candidates(
     ``task_complete``."""
     spent = spent_actions(trajectory, place)
     fresh = [a for a in candidates if str(a) not in spent]
-    if all(a.verb == "task_complete" for a in fresh):
+    if all(a.verb == TASK_COMPLETE for a in fresh):
         return list(candidates)
     return fresh
 
@@ -201,5 +201,5 @@ def offered_candidates(
     ordered = promoted + [a for a in ranked if a not in promoted]
     if limit is None:
         return ordered
-    finish = [a for a in ordered[limit:] if a.verb == "task_complete"]
+    finish = [a for a in ordered[limit:] if a.verb == TASK_COMPLETE]
     return ordered[:limit] + finish

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from robomemory.config import AgentConfig
-from robomemory.executors.base import Action, Executor, Observation
+from robomemory.core import TASK_COMPLETE, Action, Executor, Observation
 from robomemory.graphs.agent import EpisodeResult
 from robomemory.grounding import notes_of, offered_candidates, update_done
 from robomemory.prompts.baselines import (
@@ -30,7 +30,6 @@ from robomemory.prompts.baselines import (
 from robomemory.structured import StructuredLLM
 
 BaselineKind = Literal["react", "fullctx"]
-TASK_COMPLETE = "task_complete"
 EventHandler = Callable[[str, dict[str, Any]], None]
 
 
@@ -141,7 +140,7 @@ class BaselineAgent:
             )
             emit("executor", {"wall_s": time.perf_counter() - t0, "runs": 1}, {"step": step})
             if action.verb == TASK_COMPLETE and result.ok:
-                reason, success = "task_complete", bool(new.won)
+                reason, success = TASK_COMPLETE, bool(new.won)
             elif new.done:
                 reason = "won" if new.won else ("lost" if new.lost else "env_done")
                 success = bool(new.won)

@@ -21,8 +21,8 @@ from pathlib import Path
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from robomemory.config import ModelConfig, SpatialConfig
+from robomemory.core import TASK_COMPLETE, Action
 from robomemory.eval.kg_oracle import FactsOracle, location_accuracy
-from robomemory.executors.base import Action
 from robomemory.executors.envs.textworld import (
     TextWorldExecutor,
     resolve_game,
@@ -151,7 +151,7 @@ def run_kg_growth(
         executor = TextWorldExecutor(path)
         try:
             _, obs = executor.reset()
-            actions = [a for a in walkthrough_actions(path) if a.verb != "task_complete"]
+            actions = [a for a in walkthrough_actions(path) if a.verb != TASK_COMPLETE]
             if tour:
                 actions = tour_actions(executor.current_facts(), executor.current_room) + actions
             plan: list[tuple[str, list[str], str]] = [("(start)", [], obs.text)]

@@ -25,10 +25,10 @@ from rich.progress import (
 )
 
 from robomemory.config import AgentConfig
+from robomemory.core import Executor
 from robomemory.eval.metrics import EpisodeRecord, NodeEvent, gc_of
 from robomemory.eval.report import EPISODES_DIR, write_json_atomic
 from robomemory.eval.suites import Suite, TaskSpec, make_executor, oracle_steps, step_limit
-from robomemory.executors.base import Executor
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from robomemory.executors.base import Action, ActionResult
+from robomemory.core import Action, ActionResult
 from robomemory.executors.pi0 import Pi0Client
 from robomemory.executors.robot import RobotExecutor
 from robomemory.executors.skills import Pi0Skill, SkillConfig

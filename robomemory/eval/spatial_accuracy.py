@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn
 
 from robomemory.config import AgentConfig
+from robomemory.core import TASK_COMPLETE
 from robomemory.eval.metrics import location_prf
 from robomemory.eval.report import load_records, markdown_table, write_json_atomic, write_report
 from robomemory.eval.suites import SUITES, get_suite
@@ -86,7 +87,7 @@ def evaluate_game(
             "handles": {"episode_id": robot_id},
             "last_result": None,
         }
-        actions = [a for a in walkthrough_actions(path) if a.verb != "task_complete"]
+        actions = [a for a in walkthrough_actions(path) if a.verb != TASK_COMPLETE]
         for step in range(len(actions) + 1):
             if before_step is not None:
                 before_step(executor)

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from robomemory.config import default_data_dir
-from robomemory.executors.base import Executor
+from robomemory.core import Executor
 
 log = logging.getLogger(__name__)
 

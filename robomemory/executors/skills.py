@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, Field
 
+from robomemory.core import Action, ActionResult, Observation, Outcome
 from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits
-from robomemory.executors.base import Action, ActionResult, Observation, Outcome, rejected
+from robomemory.executors.base import rejected
 from robomemory.executors.frames import jpeg_data_url
 from robomemory.executors.known_objects import is_object_name
 from robomemory.executors.layouts import LayoutError, PolicyLayout, reset_target, resolve_layout

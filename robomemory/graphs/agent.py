@@ -13,7 +13,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from pydantic import BaseModel, Field
 
 from robomemory.config import AgentConfig
-from robomemory.executors.base import Action, Executor
+from robomemory.core import Action, Executor
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.graphs.context import AgentContext

@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action, ActionSpace, Observation
+from robomemory.core import Action, ActionSpace, Observation
 from robomemory.graphs.context import AgentContext, live_context
 from robomemory.grounding import offered_candidates
 

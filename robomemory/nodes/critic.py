@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action
+from robomemory.core import Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
 from robomemory.nodes.common import NodeRun, current_candidates, observation_of

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
 from robomemory.grounding import update_done, update_notes
 from robomemory.nodes.common import NodeRun, observation_of
-
-TASK_COMPLETE = "task_complete"
 
 
 def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -60,13 +58,13 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         update["max_score"] = obs.max_score
     reason = None
     if action.verb == TASK_COMPLETE and (result.ok or obs.done):
-        reason = "task_complete"
+        reason = TASK_COMPLETE
     elif obs.done:
         reason = "won" if obs.won else ("lost" if obs.lost else "env_done")
     elif step >= run.ctx.config.max_steps:
         reason = "max_steps"
     if reason:
         # Worlds report success; a robot without feedback trusts its own task_complete().
-        self_judged = reason == "task_complete" and obs.score is None and not obs.done
+        self_judged = reason == TASK_COMPLETE and obs.score is None and not obs.done
         update |= {"done": True, "end_reason": reason, "success": bool(obs.won or self_judged)}
     return run.finish(update)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
 from robomemory.graphs.context import AgentContext
 from robomemory.graphs.state import AgentState
 from robomemory.nodes.common import NodeRun, current_candidates, observation_of, result_line
@@ -26,7 +26,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     last = result_line(trajectory[-1]) if trajectory else None
     context = state.get("working_memory") or f"Task: {state['task']}"
     user = planner_user(context, candidates, critique, last, space.all_targets())
-    fallback_action = space.fallback or Action(verb="task_complete")
+    fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(
         schema, planner_system(space), user, lambda: None, observation_of(state).images
     )

@@ -21,15 +21,8 @@ from textworld import EnvInfos
 from textworld.core import GameState
 from textworld.logic import Proposition
 
-from robomemory.executors.base import (
-    Action,
-    ActionResult,
-    ActionSpace,
-    Observation,
-    Outcome,
-    join_names,
-    rejected,
-)
+from robomemory.core import TASK_COMPLETE, Action, ActionResult, ActionSpace, Observation, Outcome
+from robomemory.executors.base import join_names, rejected
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
     bundled_game,
@@ -219,7 +212,7 @@ class TextWorldExecutor:
             for room in self.known_rooms()
             if room != self._room and self._map.route(self._room, room)
         ]
-        actions.append(Action(verb="task_complete"))
+        actions.append(Action(verb=TASK_COMPLETE))
         valid = [a for a in actions if a is not None and space.validate_action(a) is None]
         return rank_candidates(valid)
 
@@ -244,10 +237,10 @@ class TextWorldExecutor:
             return rejected(action, "the game is not started; call reset() first")
         norm = Action(verb=action.verb.strip(), args=[_norm(a) for a in action.args])
         problem = self.action_space().validate_action(norm)
-        if norm.verb == "task_complete" and problem is None:
+        if norm.verb == TASK_COMPLETE and problem is None:
             return self._complete(action)
         if problem is None and self._done:
-            problem = "the episode is over; only task_complete() is accepted"
+            problem = f"the episode is over; only {TASK_COMPLETE}() is accepted"
         if problem is not None:
             result = rejected(action, problem)
             result.observation = self._observation("")
