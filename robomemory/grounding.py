@@ -10,14 +10,15 @@ just stops being offered what it already knows does nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from robomemory.core import TASK_COMPLETE, Action
+from robomemory.episode import TrajectoryStep
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
 
 
-def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
+def spent_actions(trajectory: Sequence[TrajectoryStep], place: str | None) -> set[str]:
     """Actions (as ``verb(args)`` text) not worth offering again now.
 
     A step record has ``action``, ``verb``, ``outcome`` and optionally ``changed`` (did the
@@ -45,19 +46,19 @@ def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
     return spent
 
 
-def _here(item: Mapping, place: str | None) -> bool:
+def _here(item: TrajectoryStep, place: str | None) -> bool:
     """Whether the robot is still where the step happened (unknown places count as here)."""
     return place is None or item.get("place") in (None, place)
 
 
-def _changed(item: Mapping) -> bool:
+def _changed(item: TrajectoryStep) -> bool:
     changed = item.get("changed")
     if changed is None:
         return str(item["outcome"]) not in FAILED
     return bool(changed)
 
 
-def _reads(item: Mapping) -> bool:
+def _reads(item: TrajectoryStep) -> bool:
     """A read-only action (examine, read, ...): its answer does not change with time."""
     verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
     return str(verb) in READ_VERBS
@@ -67,7 +68,7 @@ READ_VERBS = frozenset({"examine", "read", "look_at"})
 
 
 def fresh_candidates(
-    candidates: Sequence[Action], trajectory: Sequence[Mapping], place: str | None
+    candidates: Sequence[Action], trajectory: Sequence[TrajectoryStep], place: str | None
 ) -> list[Action]:
     """``candidates`` less the spent ones; all of them when nothing would be left but
     ``task_complete``."""
@@ -138,7 +139,7 @@ NOTE_MAX_CHARS = 400
 MAX_NOTES = 2
 
 
-def is_note(item: Mapping, task: str = "") -> bool:
+def is_note(item: TrajectoryStep, task: str = "") -> bool:
     """Whether a step read something the task may depend on: a thing the task names, or a
     document (an answer of several lines: a recipe, a manual)."""
     verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
@@ -150,7 +151,7 @@ def is_note(item: Mapping, task: str = "") -> bool:
     return named or len(lines) >= NOTE_MIN_LINES
 
 
-def update_notes(notes: Sequence[str], item: Mapping, task: str = "") -> list[str]:
+def update_notes(notes: Sequence[str], item: TrajectoryStep, task: str = "") -> list[str]:
     """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
     (whitespace collapsed) while the episode lasts."""
     if not is_note(item, task):
@@ -161,7 +162,7 @@ def update_notes(notes: Sequence[str], item: Mapping, task: str = "") -> list[st
     return [*kept, text][-MAX_NOTES:]
 
 
-def notes_of(trajectory: Sequence[Mapping], task: str = "") -> list[str]:
+def notes_of(trajectory: Sequence[TrajectoryStep], task: str = "") -> list[str]:
     """The notes an episode's steps leave (see :func:`update_notes`)."""
     notes: list[str] = []
     for item in trajectory:
@@ -169,7 +170,7 @@ def notes_of(trajectory: Sequence[Mapping], task: str = "") -> list[str]:
     return notes
 
 
-def update_done(done: Sequence[str], item: Mapping, limit: int = 20) -> list[str]:
+def update_done(done: Sequence[str], item: TrajectoryStep, limit: int = 20) -> list[str]:
     """Actions that changed the world so far (what is done), newest ``limit`` kept."""
     if str(item["outcome"]) != "succeeded" or not item.get("changed"):
         return list(done)
@@ -178,7 +179,7 @@ def update_done(done: Sequence[str], item: Mapping, limit: int = 20) -> list[str
 
 def offered_candidates(
     candidates: Sequence[Action],
-    trajectory: Sequence[Mapping],
+    trajectory: Sequence[TrajectoryStep],
     place: str | None,
     *,
     task: str = "",

@@ -10,10 +10,10 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from pydantic import BaseModel, Field
 
 from robomemory.config import AgentConfig
 from robomemory.core import Action, Executor
+from robomemory.episode import EpisodeResult
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.graphs.context import AgentContext
@@ -24,41 +24,6 @@ __all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpoint
 
 EventHandler = Callable[[str, dict[str, Any]], None]
 StartHandler = Callable[[str], None]
-
-
-class EpisodeResult(BaseModel):
-    """What one episode did and cost."""
-
-    thread_id: str
-    episode_id: str
-    task: str = ""
-    success: bool = False
-    score: float | None = None
-    max_score: float | None = None
-    steps: int = 0
-    end_reason: str = ""
-    wall_s: float = 0.0
-    usage: dict[str, dict[str, float]] = Field(default_factory=dict)
-    trajectory: list[dict] = Field(default_factory=list)
-    spatial_stats: list[dict] = Field(default_factory=list)
-    consolidation: dict = Field(default_factory=dict)
-
-    @property
-    def gc(self) -> float | None:
-        """Goal-condition rate: score / max_score."""
-        if self.score is None or not self.max_score:
-            return None
-        return self.score / self.max_score
-
-    @property
-    def model_calls(self) -> int:
-        return int(sum(u.get("calls", 0) for u in self.usage.values()))
-
-    @property
-    def tokens(self) -> tuple[int, int]:
-        p = sum(u.get("prompt_tokens", 0) for u in self.usage.values())
-        c = sum(u.get("completion_tokens", 0) for u in self.usage.values())
-        return int(p), int(c)
 
 
 class RoboMemoryAgent:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.graphs.state import AgentState, observation_of
 from robomemory.memory.base import RetrievedItem, SceneGrounding
-from robomemory.nodes.common import NodeRun, observation_of
+from robomemory.nodes.common import NodeRun
 
 
 def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

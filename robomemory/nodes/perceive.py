@@ -6,8 +6,8 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel
 from langgraph.runtime import Runtime
 
 from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, last_action_text, observation_of
+from robomemory.graphs.state import AgentState, observation_of
+from robomemory.nodes.common import NodeRun, last_action_text
 from robomemory.prompts.perceive import (
     QUERY_SYSTEM,
     SUMMARIZER_SYSTEM,

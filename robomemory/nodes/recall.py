@@ -11,9 +11,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.graphs.state import AgentState, observation_of
 from robomemory.memory.condenser import Condenser, Event
-from robomemory.nodes.common import NodeRun, observation_of, result_line
+from robomemory.nodes.common import NodeRun, result_line
 
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
 CHANGING_SECTIONS = (("spatial", "Where things are"), ("temporal", "What I have done"))
