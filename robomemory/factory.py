@@ -1,7 +1,7 @@
 """The one place that builds live clients — model, embedder, memory, executor, checkpointer —
 from the operator's configuration: Python arguments, or the operator's environment.
 
-Nodes never build clients; they read ``runtime.context`` (see robomemory.graphs.context).
+Nodes never build clients; they read ``runtime.context`` (see robomemory.context).
 
 Environment read by :func:`operator_settings` (Studio / a served graph):
 
@@ -27,7 +27,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import ValidationError
 
 from robomemory.config import AgentConfig, ModelConfig, config_error_line
-from robomemory.graphs.context import AgentContext, MissingClientError
+from robomemory.context import AgentContext, MissingClientError
 from robomemory.locks import acquire_robot
 from robomemory.memory.system import MemorySystem
 from robomemory.models import make_embedder, make_llm

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("gym_aloha", reason="needs the sim extra (gym-aloha)")
 
 from robomemory.core import Outcome
-from robomemory.eval.sim_aloha import run_episode, start_policy_server  # noqa: E402
+from robomemory.eval.bench.sim_aloha import run_episode, start_policy_server  # noqa: E402
 
 pytestmark = pytest.mark.sim
 

@@ -12,11 +12,11 @@ from langchain_core.embeddings import Embeddings
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from robomemory.config import AgentConfig
+from robomemory.context import AgentContext
 from robomemory.core import Action, Executor
 from robomemory.episode import EpisodeResult
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
-from robomemory.graphs.context import AgentContext
 from robomemory.locks import lock_path, release_robot
 from robomemory.memory.system import MemorySystem
 

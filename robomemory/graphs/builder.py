@@ -6,8 +6,7 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState, approves
+from robomemory.context import AgentContext
 from robomemory.nodes.consolidate import consolidate
 from robomemory.nodes.critic import critic
 from robomemory.nodes.executor import executor
@@ -16,6 +15,7 @@ from robomemory.nodes.perceive import perceive
 from robomemory.nodes.planner import planner
 from robomemory.nodes.recall import recall
 from robomemory.nodes.start import start
+from robomemory.state import AgentState, approves
 
 BRANCHES = ("temporal", "spatial", "semantic", "episodic")
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from robomemory.context import AgentContext, live_context
 from robomemory.core import Action, ActionSpace
 from robomemory.episode import TrajectoryStep
-from robomemory.graphs.context import AgentContext, live_context
-from robomemory.graphs.state import AgentState, last_result_of, observation_of
 from robomemory.grounding import offered_candidates
+from robomemory.state import AgentState, last_result_of, observation_of
 
 
 class NodeRun:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState
 
 
 def consolidate(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

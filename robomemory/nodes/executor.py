@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState, observation_of, plan_of
 from robomemory.grounding import update_done, update_notes
 from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState, current_plan, observation_of
 
 
 def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     """Run the plan's current step; log it; end the episode when :func:`episode_end` says."""
     run = NodeRun("executor", runtime)
     index = int(state.get("plan_index") or 0)
-    plan = plan_of(state)
+    plan = current_plan(state)
     action = plan[index]
     place = observation_of(state).place  # where the robot is when it acts
     result = run.ctx.executor.execute(action)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState, observation_of
+from robomemory.context import AgentContext
 from robomemory.memory.base import RetrievedItem, SceneGrounding
 from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState, observation_of
 
 
 def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

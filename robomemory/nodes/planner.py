@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE, Action
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState, approves, observation_of
 from robomemory.nodes.common import NodeRun, current_candidates, result_line
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
+from robomemory.state import AgentState, approves, observation_of
 
 
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

@@ -54,7 +54,7 @@ def make_embedder(name: str) -> Embeddings:
         from robomemory.models import make_embedder as real
 
         return real(ModelConfig(embedder="minilm"))
-    from robomemory.eval.fake_embeddings import BagOfWordsEmbeddings
+    from robomemory.testing.embeddings import BagOfWordsEmbeddings
 
     return BagOfWordsEmbeddings(384)
 
@@ -196,7 +196,7 @@ def format_longterm(result: dict) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # python -m robomemory.eval.memory_scale_longterm [N ...]
+if __name__ == "__main__":  # python -m robomemory.eval.bench.memory_scale_longterm [N ...]
     import argparse
     import json
 

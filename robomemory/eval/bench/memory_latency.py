@@ -27,9 +27,9 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from robomemory.config import AgentConfig, ModelConfig
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.memory.base import MemoryHandles
+from robomemory.state import AgentState
 
 MODES = ("parallel", "sequential", "temporal")
 BRANCHES = ("temporal", "spatial", "semantic", "episodic")
@@ -70,7 +70,7 @@ def step_script(step: int) -> tuple[str, list[str], list[tuple[str, str, str]]]:
 def make_responder() -> Callable[[str, dict, list[dict]], dict]:
     """Scripted answers of the FAKE model: the extractor returns the step's relations, the
     Mem0 updater adds (prefill); anything else gets the server's minimal schema-valid answer."""
-    from robomemory.eval.fake_openai_server import minimal_instance
+    from robomemory.testing.openai_server import minimal_instance
 
     table = {step_script(s)[0]: step_script(s)[2] for s in range(len(WALK) * 64)}
 
@@ -219,7 +219,7 @@ def run_benchmark(
     steps: int = 50, latency: float = 0.2, embedder: str = "minilm", modes: Sequence[str] = MODES
 ) -> dict:
     """Run every mode; return the figures as a JSON-ready dict."""
-    from robomemory.eval.fake_openai_server import FakeOpenAIServer
+    from robomemory.testing.openai_server import FakeOpenAIServer
 
     results: dict[str, Any] = {
         "steps": steps,

@@ -46,7 +46,7 @@ class Episode:
 
 def start_policy_server(seed: int) -> tuple[subprocess.Popen, str]:
     """The scripted transfer-cube policy behind openpi's protocol, on a free port."""
-    argv = ["-m", "robomemory.executors.dummy_policy_server", "--port", "0", "--policy"]
+    argv = ["-m", "robomemory.testing.policy_server", "--port", "0", "--policy"]
     argv += ["transfer-cube", "--seed", str(seed), "--layout", "aloha", "--block"]
     proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()

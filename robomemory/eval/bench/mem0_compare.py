@@ -35,7 +35,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from robomemory.eval.memory_scale_longterm import EMBEDDERS, OBJECTS, lesson, make_embedder
+from robomemory.eval.bench.memory_scale_longterm import EMBEDDERS, OBJECTS, lesson, make_embedder
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")  # read when mem0 is imported: no phoning home
 MEM0_TOP_K = 5
@@ -57,7 +57,7 @@ def fake_model(name: str, schema: dict, messages: list[dict]) -> dict:
 
 
 def _serve(port_queue: Any, stop: Any) -> None:
-    from robomemory.eval.fake_openai_server import FakeOpenAIServer
+    from robomemory.testing.openai_server import FakeOpenAIServer
 
     with FakeOpenAIServer(responder=fake_model) as srv:
         port_queue.put(srv.port)

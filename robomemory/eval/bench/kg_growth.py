@@ -3,7 +3,7 @@
 Replays a TextWorld game's walkthrough (a bundled game or any game file, e.g. a large
 ``tw-make custom`` world) after a tour of every room. At every step Algorithm 2 runs for real
 (graph store, embeddings, induced subgraph, merge, pruning); only the two model answers come
-from :class:`~robomemory.eval.kg_oracle.FactsOracle`, a FAKE model reading the game's facts.
+from :class:`~robomemory.eval.bench.kg_oracle.FactsOracle`, a FAKE model reading the game's facts.
 Reports per step the KG's size, |E(G_local)| and the edges sent to the resolver, and at the end
 the sent edges' max/median and whether the KG's "where is X" matches the game for every object
 the robot has seen.
@@ -22,7 +22,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from robomemory.config import ModelConfig, SpatialConfig
 from robomemory.core import TASK_COMPLETE, Action
-from robomemory.eval.kg_oracle import FactsOracle, location_accuracy
+from robomemory.eval.bench.kg_oracle import FactsOracle, location_accuracy
 from robomemory.executors.envs.textworld import (
     TextWorldExecutor,
     resolve_game,

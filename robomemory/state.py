@@ -61,7 +61,7 @@ class AgentState(TypedDict, total=False):
     condensed: list[dict]
     working_memory: str
     # planning
-    plan: list[dict[str, Any]]  # Action.model_dump() each: plan_of()
+    plan: list[dict[str, Any]]  # Action.model_dump() each: current_plan()
     plan_index: int
     plan_reason: str
     candidates: list[str]
@@ -87,7 +87,7 @@ def observation_of(state: Mapping[str, Any]) -> Observation:
     return Observation.model_validate(state.get("observation") or {})
 
 
-def plan_of(state: Mapping[str, Any]) -> list[Action]:
+def current_plan(state: Mapping[str, Any]) -> list[Action]:
     """The current plan's actions."""
     return [Action.model_validate(a) for a in state.get("plan") or []]
 

@@ -66,8 +66,8 @@ def evaluate_game(
     ``before_step(executor)`` runs before each perception (tests feed a facts oracle with it);
     ``on_step(row)`` gets each accuracy row as soon as it is measured (progress display).
     """
+    from robomemory.context import AgentContext
     from robomemory.executors.envs.textworld import TextWorldExecutor, walkthrough_actions
-    from robomemory.graphs.context import AgentContext
     from robomemory.memory.system import MemorySystem
     from robomemory.nodes.memory_branches import spatial
     from robomemory.nodes.perceive import perceive
@@ -208,7 +208,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from robomemory.eval.suite import config_from_args
+    from robomemory.eval.bench.suite import config_from_args
 
     summary = run(args.suite, config_from_args(args), args.out, episodes=args.episodes)
     console = Console()
