@@ -8,6 +8,7 @@ executors all build on it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
@@ -73,6 +74,7 @@ class ActionResult(BaseModel):
 
     @property
     def ok(self) -> bool:
+        """Whether the action succeeded."""
         return self.outcome == Outcome.SUCCEEDED
 
 
@@ -100,9 +102,11 @@ class ActionSpace(BaseModel):
     )
 
     def verb(self, name: str) -> VerbSpec | None:
+        """The verb called ``name``, None when there is none."""
         return next((v for v in self.verbs if v.name == name), None)
 
     def all_targets(self) -> list[str]:
+        """Every valid name of every argument kind, in order, once."""
         seen: dict[str, None] = {}
         for names in self.targets.values():
             for name in names:
@@ -160,4 +164,15 @@ class Executor(Protocol):
         """Stop all motion at once."""
         ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the world or the robot's connections."""
+        ...
+
+
+@runtime_checkable
+class Replayable(Protocol):
+    """An executor that can bring its world back to a trajectory (a resumed run needs it)."""
+
+    def replay(self, actions: Sequence[Action]) -> list[ActionResult]:
+        """Run ``actions`` again from a fresh reset; return their results."""
+        ...

@@ -8,6 +8,7 @@ episode is over (``task_complete()``, the world says done, or the step limit).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
@@ -16,6 +17,8 @@ from pydantic import BaseModel, Field
 from robomemory.core import TASK_COMPLETE, Action, ActionResult
 
 EndReason = Literal["task_complete", "won", "lost", "env_done", "max_steps"]
+# on_event(node, update): called with each node's state update while an episode runs
+EventHandler = Callable[[str, dict[str, Any]], None]
 
 
 class TrajectoryStep(TypedDict):

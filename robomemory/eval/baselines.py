@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from typing import Any, Literal
 
 from robomemory.config import AgentConfig
 from robomemory.core import Action, Executor, Observation
-from robomemory.episode import EpisodeResult, TrajectoryStep, episode_end, trajectory_step
+from robomemory.episode import (
+    EpisodeResult,
+    EventHandler,
+    TrajectoryStep,
+    episode_end,
+    trajectory_step,
+)
 from robomemory.grounding import notes_of, offered_candidates, update_done
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -30,7 +35,6 @@ from robomemory.prompts.baselines import (
 from robomemory.structured import StructuredLLM
 
 BaselineKind = Literal["react", "fullctx"]
-EventHandler = Callable[[str, dict[str, Any]], None]
 
 
 class BaselineAgent:

@@ -6,30 +6,31 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
 
 from robomemory.config import AgentConfig
 from robomemory.context import AgentContext
-from robomemory.core import Action, Executor
-from robomemory.episode import EpisodeResult
+from robomemory.core import Action, Executor, Replayable
+from robomemory.episode import EpisodeResult, EventHandler
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.locks import lock_path, release_robot
 from robomemory.memory.system import MemorySystem
+from robomemory.structured import StructuredLLM
 
 __all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpointer"]
 
-EventHandler = Callable[[str, dict[str, Any]], None]
 StartHandler = Callable[[str], None]
 
 
 class RoboMemoryAgent:
     """A compiled RoboMemory graph bound to its live clients."""
 
-    def __init__(self, graph: Any, context: AgentContext):
+    def __init__(self, graph: CompiledStateGraph, context: AgentContext):
         self.graph = graph
         self.context = context
 
@@ -98,10 +99,10 @@ class RoboMemoryAgent:
         snapshot = self.graph.get_state(config)
         if not snapshot.values:
             raise ValueError(f"no checkpoint for thread {config['configurable']['thread_id']!r}")
-        replay = getattr(self.context.executor, "replay", None)
-        if replay is None:
+        executor = self.context.executor
+        if not isinstance(executor, Replayable):
             return
-        self.context.executor.reset()
+        executor.reset()
         if "handles" not in snapshot.values:  # killed before the first step: nothing to replay
             return
         episode_id = snapshot.values["handles"]["episode_id"]
@@ -109,7 +110,7 @@ class RoboMemoryAgent:
         # Only the steps the checkpoint has seen: a step logged by an executor run that the
         # crash cut off before its checkpoint is run again by the resumed graph.
         done_steps = int(snapshot.values.get("step") or 0)
-        replay([Action(verb=t["verb"], args=list(t["args"])) for t in steps[:done_steps]])
+        executor.replay([Action(verb=t["verb"], args=list(t["args"])) for t in steps[:done_steps]])
 
     def state(self, thread_id: str) -> dict:
         return dict(self.graph.get_state(self._config(thread_id)).values)
@@ -139,7 +140,7 @@ def build_agent(
     config: AgentConfig,
     executor: Executor,
     *,
-    llm: Any = None,
+    llm: StructuredLLM | BaseChatModel | None = None,
     embedder: Embeddings | None = None,
     memory: MemorySystem | None = None,
     checkpointer: BaseCheckpointSaver | str | Path | None = None,

@@ -19,16 +19,13 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 from robomemory.episode import StepRecord
 from robomemory.memory.longterm import LongTermMemory, NewItem
+from robomemory.memory.system import MemorySystem
 from robomemory.memory.utility import task_reward
 from robomemory.prompts import longterm as prompts
 from robomemory.structured import NodeLLM
-
-if TYPE_CHECKING:
-    from robomemory.memory.system import MemorySystem
 
 log = logging.getLogger(__name__)
 

@@ -55,7 +55,7 @@ class DummyPolicy:
         self.dim = self.layout.action_dim if self.layout else args.dim
         self.script = None
         if args.policy == "transfer-cube":  # needs the sim extra
-            from robomemory.executors.sim_aloha import ScriptedTransferCube
+            from robomemory.executors.sim_aloha import ScriptedTransferCube  # sim extra (MuJoCo)
 
             self.script = ScriptedTransferCube(args.seed, args.horizon)
 

@@ -29,6 +29,7 @@ from robomemory.executors.envs.textworld import (
     walkthrough_actions,
 )
 from robomemory.memory.spatial import SpatialMemory, normalize_name, open_graph_store
+from robomemory.models import make_embedder
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
 
@@ -91,8 +92,6 @@ def make_bench_embedder(kind: str) -> Embeddings:
     """The product's embedder (MiniLM) or a deterministic FAKE hash embedder (``fake``)."""
     if kind == "fake":
         return DeterministicFakeEmbedding(size=64)
-    from robomemory.models import make_embedder
-
     return make_embedder(ModelConfig(embedder="minilm"))
 
 

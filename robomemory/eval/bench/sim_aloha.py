@@ -58,7 +58,7 @@ def start_policy_server(seed: int) -> tuple[subprocess.Popen, str]:
 
 def run_episode(seed: int, url: str, actions_per_chunk: int = 25, image_size: int = 224):
     """One transfer-cube episode driven through RobotExecutor; returns an :class:`Episode`."""
-    from robomemory.executors.sim_aloha import EPISODE_STEPS, AlohaSimArm
+    from robomemory.executors.sim_aloha import EPISODE_STEPS, AlohaSimArm  # sim extra (MuJoCo)
 
     arm = AlohaSimArm(seed, image_size=image_size)
     config = SkillConfig(

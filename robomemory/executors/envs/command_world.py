@@ -12,6 +12,7 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robomemory.core import (
@@ -108,7 +109,7 @@ class CommandWorldExecutor(ABC):
         self._remember()
         return self.task, self._observation(reply)
 
-    def replay(self, actions: list[Action]) -> list[ActionResult]:
+    def replay(self, actions: Sequence[Action]) -> list[ActionResult]:
         """Reset, then re-execute ``actions`` (the worlds are deterministic): restores a run."""
         self.reset()
         return [self.execute(a) for a in actions]
