@@ -18,15 +18,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("robomemory.commands.inspect", "print a robot's memories"),
 }
 
+# One module per `robomemory bench NAME`, each in robomemory/eval/bench/.
+BENCH = "robomemory.eval.bench"
 BENCHES: dict[str, tuple[str, str]] = {
-    "memory-latency": ("robomemory.eval.memory_latency", "memory update+retrieve wall time"),
-    "kg-growth": ("robomemory.eval.kg_growth", "spatial KG size vs resolver load per step"),
-    "memory-scale": ("robomemory.eval.memory_scale", "per-step memory costs as memories grow"),
-    "pi0-client": ("robomemory.eval.pi0_client", "π0 client round-trip overhead"),
-    "sim-aloha": ("robomemory.eval.sim_aloha", "π0 skill loop on a MuJoCo ALOHA arm (sim extra)"),
-    "suite": ("robomemory.eval.suite", "SR/GC of agents and ablations on a suite"),
-    "spatial-accuracy": ("robomemory.eval.spatial_accuracy", "spatial KG accuracy vs ground truth"),
-    "mem0-compare": ("robomemory.eval.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),
+    "memory-latency": (f"{BENCH}.memory_latency", "memory update+retrieve wall time"),
+    "kg-growth": (f"{BENCH}.kg_growth", "spatial KG size vs resolver load per step"),
+    "memory-scale": (f"{BENCH}.memory_scale", "per-step memory costs as memories grow"),
+    "pi0-client": (f"{BENCH}.pi0_client", "π0 client round-trip overhead"),
+    "sim-aloha": (f"{BENCH}.sim_aloha", "π0 skill loop on a MuJoCo ALOHA arm (sim extra)"),
+    "suite": (f"{BENCH}.suite", "SR/GC of agents and ablations on a suite"),
+    "spatial-accuracy": (f"{BENCH}.spatial_accuracy", "spatial KG accuracy vs ground truth"),
+    "mem0-compare": (f"{BENCH}.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),
 }
 
 

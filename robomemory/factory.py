@@ -1,7 +1,7 @@
 """The one place that builds live clients — model, embedder, memory, executor, checkpointer —
 from the operator's configuration: Python arguments, or the operator's environment.
 
-Nodes never build clients; they read ``runtime.context`` (see robomemory.graphs.context).
+Nodes never build clients; they read ``runtime.context`` (see robomemory.context).
 
 Environment read by :func:`operator_settings` (Studio / a served graph):
 
@@ -27,7 +27,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import ValidationError
 
 from robomemory.config import AgentConfig, ModelConfig, config_error_line
-from robomemory.graphs.context import AgentContext, MissingClientError
+from robomemory.context import AgentContext, MissingClientError
+from robomemory.core import Executor
 from robomemory.locks import acquire_robot
 from robomemory.memory.system import MemorySystem
 from robomemory.models import make_embedder, make_llm
@@ -88,7 +89,7 @@ def postgres_checkpointer(url: str) -> BaseCheckpointSaver:
 
 def build_context(
     config: AgentConfig,
-    executor: Any,
+    executor: Executor | None,
     *,
     llm: StructuredLLM | BaseChatModel | None = None,
     embedder: Embeddings | None = None,
@@ -120,6 +121,7 @@ class OperatorSettings:
 
 def operator_settings(environ: Mapping[str, str]) -> OperatorSettings:
     """Read the operator's environment (see the module docstring); one-line errors."""
+    # loads textworld (heavy)
     from robomemory.executors.envs.textworld_games import list_bundled_games, resolve_game
 
     game = environ.get("ROBOMEMORY_GAME", "").strip()
@@ -148,7 +150,7 @@ def operator_settings(environ: Mapping[str, str]) -> OperatorSettings:
 
 def context_from_env(environ: Mapping[str, str]) -> AgentContext:
     """Live clients for a served graph, built from the operator's environment."""
-    from robomemory.executors.envs.textworld import TextWorldExecutor
+    from robomemory.executors.envs.textworld import TextWorldExecutor  # loads textworld (heavy)
 
     settings = operator_settings(environ)
     return build_context(settings.config, TextWorldExecutor(settings.game))

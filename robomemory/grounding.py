@@ -10,15 +10,16 @@ just stops being offered what it already knows does nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
+from robomemory.episode import TrajectoryStep
 from robomemory.executors.candidates import INFORMATIONAL
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
 
 
-def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
+def spent_actions(trajectory: Sequence[TrajectoryStep], place: str | None) -> set[str]:
     """Actions (as ``verb(args)`` text) not worth offering again now.
 
     A step record has ``action``, ``verb``, ``outcome`` and optionally ``changed`` (did the
@@ -46,19 +47,19 @@ def spent_actions(trajectory: Sequence[Mapping], place: str | None) -> set[str]:
     return spent
 
 
-def _here(item: Mapping, place: str | None) -> bool:
+def _here(item: TrajectoryStep, place: str | None) -> bool:
     """Whether the robot is still where the step happened (unknown places count as here)."""
     return place is None or item.get("place") in (None, place)
 
 
-def _changed(item: Mapping) -> bool:
+def _changed(item: TrajectoryStep) -> bool:
     changed = item.get("changed")
     if changed is None:
         return str(item["outcome"]) not in FAILED
     return bool(changed)
 
 
-def _reads(item: Mapping) -> bool:
+def _reads(item: TrajectoryStep) -> bool:
     """A read-only action (examine, read, ...): its answer does not change with time."""
     verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
     return str(verb) in READ_VERBS
@@ -68,13 +69,13 @@ READ_VERBS = frozenset({"examine", "read", "look_at"})
 
 
 def fresh_candidates(
-    candidates: Sequence[Action], trajectory: Sequence[Mapping], place: str | None
+    candidates: Sequence[Action], trajectory: Sequence[TrajectoryStep], place: str | None
 ) -> list[Action]:
     """``candidates`` less the spent ones; all of them when nothing would be left but
     ``task_complete``."""
     spent = spent_actions(trajectory, place)
     fresh = [a for a in candidates if str(a) not in spent]
-    if all(a.verb == "task_complete" for a in fresh):
+    if all(a.verb == TASK_COMPLETE for a in fresh):
         return list(candidates)
     return fresh
 
@@ -87,7 +88,7 @@ def by_relevance(
     goal_texts: Sequence[str],
     done: Sequence[str] = (),
     verbs: Mapping[str, str] | None = None,
-    avoid: Sequence[str] = (),
+    avoid: Collection[str] = (),
 ) -> list[Action]:
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
@@ -161,7 +162,7 @@ NOTE_MAX_CHARS = 400
 MAX_NOTES = 2
 
 
-def is_note(item: Mapping, task: str = "") -> bool:
+def is_note(item: TrajectoryStep, task: str = "") -> bool:
     """Whether a step read something the task may depend on: a thing the task names, or a
     document (an answer of several lines: a recipe, a manual)."""
     verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
@@ -173,7 +174,7 @@ def is_note(item: Mapping, task: str = "") -> bool:
     return named or len(lines) >= NOTE_MIN_LINES
 
 
-def update_notes(notes: Sequence[str], item: Mapping, task: str = "") -> list[str]:
+def update_notes(notes: Sequence[str], item: TrajectoryStep, task: str = "") -> list[str]:
     """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
     (whitespace collapsed) while the episode lasts."""
     if not is_note(item, task):
@@ -184,7 +185,7 @@ def update_notes(notes: Sequence[str], item: Mapping, task: str = "") -> list[st
     return [*kept, text][-MAX_NOTES:]
 
 
-def notes_of(trajectory: Sequence[Mapping], task: str = "") -> list[str]:
+def notes_of(trajectory: Sequence[TrajectoryStep], task: str = "") -> list[str]:
     """The notes an episode's steps leave (see :func:`update_notes`)."""
     notes: list[str] = []
     for item in trajectory:
@@ -192,7 +193,7 @@ def notes_of(trajectory: Sequence[Mapping], task: str = "") -> list[str]:
     return notes
 
 
-def update_done(done: Sequence[str], item: Mapping, limit: int = 20) -> list[str]:
+def update_done(done: Sequence[str], item: TrajectoryStep, limit: int = 20) -> list[str]:
     """Actions that changed the world so far (what is done), newest ``limit`` kept."""
     if str(item["outcome"]) != "succeeded" or not item.get("changed"):
         return list(done)
@@ -201,7 +202,7 @@ def update_done(done: Sequence[str], item: Mapping, limit: int = 20) -> list[str
 
 def offered_candidates(
     candidates: Sequence[Action],
-    trajectory: Sequence[Mapping],
+    trajectory: Sequence[TrajectoryStep],
     place: str | None,
     *,
     task: str = "",
@@ -222,7 +223,8 @@ def offered_candidates(
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     helped, hurt = lessons
     goals = [*bodies, " ".join(helped)] if helped else bodies
-    ranked = by_relevance(fresh, goals, done, verbs, avoid=hurt)
+    # an action lessons disagree on (helped once, hurt another time) is left where it is
+    ranked = by_relevance(fresh, goals, done, verbs, avoid=set(hurt) - set(helped))
     # The task may point at what to read ("check the cookbook"); what to do with things comes
     # from what was read, so the task promotes only a read.
     reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]
@@ -230,5 +232,5 @@ def offered_candidates(
     ordered = promoted + [a for a in ranked if a not in promoted]
     if limit is None:
         return ordered
-    finish = [a for a in ordered[limit:] if a.verb == "task_complete"]
+    finish = [a for a in ordered[limit:] if a.verb == TASK_COMPLETE]
     return ordered[:limit] + finish

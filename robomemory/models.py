@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 
 from robomemory.config import ModelConfig
+from robomemory.local_model import get_local_server, slot_for
 from robomemory.structured import StructuredLLM
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,6 @@ def make_chat_model(cfg: ModelConfig) -> BaseChatModel:
     }
     match cfg.provider:
         case "local":
-            from robomemory.local_model import get_local_server
-
             server = get_local_server(cfg)
             return ChatOpenAI(base_url=server.base_url, api_key="local", model=cfg.model, **common)
         case "openai":
@@ -83,8 +82,6 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
     model = chat_model if chat_model is not None else make_chat_model(cfg)
     slot_of = None
     if cfg.provider == "local" and chat_model is None:
-        from robomemory.local_model import slot_for
-
         slot_of = slot_for
     return StructuredLLM(
         model,

@@ -37,7 +37,7 @@ def server_process(argv: list[str], startup_s: float = 20.0):
 
 def policy_server(*extra: str):
     """The openpi-protocol dummy policy server, on a free port."""
-    return server_process(["-m", "robomemory.executors.dummy_policy_server", "--port", "0", *extra])
+    return server_process(["-m", "robomemory.testing.policy_server", "--port", "0", *extra])
 
 
 def rosbridge_server(log_path: Path, *extra: str):

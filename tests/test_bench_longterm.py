@@ -7,7 +7,7 @@ import importlib.util
 
 import pytest
 
-from robomemory.eval.memory_scale_longterm import format_longterm, longterm_scale
+from robomemory.eval.bench.memory_scale_longterm import format_longterm, longterm_scale
 
 
 @pytest.mark.parametrize("backend", ["edge", "qdrant-local"])
@@ -28,7 +28,7 @@ def test_longterm_scale_rejects_bad_input():
 
 @pytest.mark.skipif(importlib.util.find_spec("mem0") is None, reason="needs the mem0 extra")
 def test_mem0_compare_runs_both_on_the_same_work():
-    from robomemory.eval.mem0_compare import compare, format_compare
+    from robomemory.eval.bench.mem0_compare import compare, format_compare
 
     out = compare(adds=4, searches=3)
     for name in ("robomemory", "mem0"):

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from robomemory.eval.fake_openai_server import FakeOpenAIServer
+from robomemory.testing.openai_server import FakeOpenAIServer
 
 
 def _cli(args: list[str], env: dict) -> subprocess.Popen:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
-from robomemory.graphs.state import RECENT_STEPS
 from robomemory.memory.episode_log import EpisodeLog
+from robomemory.state import RECENT_STEPS
 from robomemory.testing import plan_of, scripted_llm
 
 

@@ -10,8 +10,8 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.config import AgentConfig
-from robomemory.eval.kg_oracle import FactsOracle
-from robomemory.eval.spatial_accuracy import evaluate_game, kg_locations, summarize_games
+from robomemory.eval.bench.kg_oracle import FactsOracle
+from robomemory.eval.bench.spatial_accuracy import evaluate_game, kg_locations, summarize_games
 from robomemory.executors.envs.textworld import bundled_game
 from robomemory.memory.base import Triple
 from robomemory.structured import StructuredLLM
@@ -57,7 +57,7 @@ def test_oracle_spatial_model_scores_high(cfg):
 
 
 def test_pooled_figures_do_not_count_an_empty_step_as_a_miss():
-    from robomemory.eval.spatial_accuracy import micro_prf
+    from robomemory.eval.bench.spatial_accuracy import micro_prf
 
     zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     empty = {"step": 0, "correct": 0, "predicted": 0, "truth": 0, **zero}
@@ -99,7 +99,7 @@ def test_kg_locations_reads_holds_and_location_relations():
 @pytest.mark.parametrize("with_episodes", [True, False])
 def test_accuracy_into_a_suite_folder_updates_its_report(tmp_path, monkeypatch, with_episodes):
     from robomemory.cli import build_parser
-    from robomemory.eval import spatial_accuracy
+    from robomemory.eval.bench import spatial_accuracy
     from robomemory.eval.metrics import EpisodeRecord
     from robomemory.eval.report import write_json_atomic
 

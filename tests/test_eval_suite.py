@@ -13,7 +13,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.config import AgentConfig
-from robomemory.eval import suite as suite_cli
+from robomemory.eval.bench import suite as suite_cli
 from robomemory.eval.report import load_records, write_report
 from robomemory.eval.runner import SuiteRunner
 from robomemory.eval.suites import get_suite, make_executor

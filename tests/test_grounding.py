@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from robomemory.executors.base import Action, ActionSpace, VerbSpec
+from robomemory.core import Action, ActionSpace, VerbSpec
 from robomemory.executors.candidates import rank_candidates
 from robomemory.grounding import fresh_candidates, spent_actions
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from robomemory.cli import main as cli_main
-from robomemory.eval.memory_scale import kg_scale
+from robomemory.eval.bench.memory_scale import kg_scale
 
 
 def test_kg_scale_fills_each_size_and_reports_per_step_figures(tmp_path):

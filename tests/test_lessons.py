@@ -60,3 +60,25 @@ def test_recalled_lessons_rank_what_hurt_last_and_what_helped_first_among_ties()
         "task_complete()",
         "go(north)",  # hurt before
     ]
+
+
+def test_an_action_lesson_is_weighed_only_against_lessons_about_the_same_action():
+    from robomemory.memory.mem0 import Existing, comparable
+
+    existing = [
+        Existing("a", "prepare_meal() helped: Adding the meal to your inventory."),
+        Existing("b", "cook(meal, oven) helped: You roasted the meal."),
+        Existing("c", "Read the cookbook first."),
+    ]
+    new = "cook(meal, oven) hurt: You roasted the meal."
+    assert [e.id for e in comparable(new, existing)] == ["b"]
+    assert comparable("slice(red onion) hurt: You lost!", existing) == []  # added, no call
+    assert comparable("Read the recipe before cooking.", existing) == existing  # not a lesson
+
+
+def test_an_action_the_lessons_disagree_on_keeps_its_place():
+    candidates = acts("prepare_meal()", "dice(red onion)", "task_complete()")
+    both = offered_candidates(
+        candidates, [], "kitchen", lessons=(["prepare_meal()"], ["prepare_meal()"])
+    )
+    assert [str(a) for a in both][0] == "prepare_meal()"

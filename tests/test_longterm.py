@@ -1,7 +1,5 @@
-"""Long-term memory against REAL Qdrant Edge shards (tmp_path): the Mem0 update paths, dedupe,
-the change history, idempotent consolidation, concurrency, and persistence across processes.
-The model's answers are scripted (ScriptedChatModel, a fake); the embedder is LangChain's
-deterministic hash embedding."""
+"""Long-term memory against REAL Qdrant Edge shards: Mem0 updates, dedupe, history, idempotent
+consolidation, concurrency, persistence across processes. FAKE scripted model answers."""
 
 from __future__ import annotations
 
@@ -252,8 +250,8 @@ def test_consolidate_writes_both_kinds_concurrently_and_is_idempotent(system):
 
 
 def test_interrupted_consolidation_resumes_without_duplicates(system):
-    # an item of each level forces one model decision per new item
-    seed(system, "the fridge is in the kitchen")
+    # an item of each level (a lesson about the same action) forces one model decision each
+    seed(system, "open(fridge) hurt: The fridge is stuck.")
     seed(system, "tidy the kitchen first", level="task", episode="e00")
     calls = {"n": 0}
 
@@ -273,7 +271,7 @@ def test_interrupted_consolidation_resumes_without_duplicates(system):
     texts = sorted(i.text for i in system.semantic.items())
     assert texts == sorted(
         [
-            "the fridge is in the kitchen",
+            "open(fridge) hurt: The fridge is stuck.",
             "tidy the kitchen first",
             "open(fridge) hurt: The fridge is locked.",
             "find the key before opening the fridge",
@@ -291,15 +289,13 @@ def test_consolidate_updates_q_of_retrieved_items(system):
 
 
 def test_a_crash_before_the_q_row_keeps_it_when_the_item_is_then_deleted(system, monkeypatch):
-    """The Q updates finish before any Mem0 write, so an item the updater deletes in the same
-    consolidation still gets its Q history row after a crash between its Q write and its row."""
-    pid = seed(system)
-    record = system.history.record
-    crashed = {"done": False}
+    """Q updates precede Mem0 writes: a deleted item keeps the Q row a crash interrupted."""
+    pid = seed(system, "open(fridge) helped: The fridge opens.")
+    record, crashed = system.history.record, []
 
     def crash_once_on_q(collection, item_id, event, **kw):
-        if event == "Q" and not crashed["done"]:
-            crashed["done"] = True
+        if event == "Q" and not crashed:
+            crashed.append(1)
             raise KeyError("process killed")  # after the Q write, before its row
         return record(collection, item_id, event, **kw)
 

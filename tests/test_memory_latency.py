@@ -5,7 +5,7 @@ Uses the FAKE OpenAI-compatible server on 127.0.0.1, the fake embedder, and real
 
 from __future__ import annotations
 
-from robomemory.eval.memory_latency import MODES, run_benchmark, step_script, summarize
+from robomemory.eval.bench.memory_latency import MODES, run_benchmark, step_script, summarize
 
 
 def test_benchmark_returns_figures_for_all_modes():

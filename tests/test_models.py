@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 
 from robomemory import local_model
 from robomemory.config import ModelConfig
-from robomemory.eval.fake_openai_server import FakeOpenAIServer, minimal_instance
 from robomemory.local_model import LocalModelUnavailable, ensure_model_file
 from robomemory.models import ModelConfigError, make_chat_model, make_embedder, make_llm
+from robomemory.testing.openai_server import FakeOpenAIServer, minimal_instance
 
 
 class Step(BaseModel):

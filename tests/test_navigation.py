@@ -12,7 +12,7 @@ import time
 import pytest
 from robot_servers import rosbridge_server
 
-from robomemory.executors.base import Outcome
+from robomemory.core import Outcome
 from robomemory.executors.navigation import (
     MoveBaseClient,
     Nav2Client,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from robot_servers import policy_server
 
+from robomemory.core import Action, Outcome
 from robomemory.executors.arm import ArmObservation, FakeArm
-from robomemory.executors.base import Action, Outcome
 from robomemory.executors.layouts import load_layout, reset_target, resolve_layout
 from robomemory.executors.pi0 import Pi0Client, PolicyConnectionError, PolicyTimeout
 from robomemory.executors.skills import ERR_POLICY_SERVER, Pi0Skill, SkillConfig

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from robot_servers import policy_server
 
+from robomemory.core import Action, Outcome
 from robomemory.executors.arm import FakeArm, aloha_joint_limits
-from robomemory.executors.base import Action, Outcome
 from robomemory.executors.pi0 import Pi0Client
 from robomemory.executors.skills import (
     ERR_ARM,

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from robomemory.executors.base import ActionSpace, VerbSpec
+from robomemory.core import ActionSpace, VerbSpec
 from robomemory.prompts.planner import make_plan_model, to_action
 
 SPACE = ActionSpace(

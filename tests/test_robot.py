@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from robot_servers import policy_server, rosbridge_server
 
+from robomemory.core import Action, Executor, Outcome
 from robomemory.executors.arm import FakeArm
-from robomemory.executors.base import Action, Executor, Outcome
 from robomemory.executors.robot import RobotExecutor
 from robomemory.executors.skills import SkillConfig
 from robomemory.executors.waypoints import WaypointMap

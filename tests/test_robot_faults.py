@@ -13,8 +13,8 @@ import time
 import pytest
 from robot_servers import policy_server, rosbridge_server
 
+from robomemory.core import Action, Outcome
 from robomemory.executors.arm import FakeArm
-from robomemory.executors.base import Action, Outcome
 from robomemory.executors.robot import RobotExecutor
 from robomemory.executors.skills import ERR_POLICY, ERR_POLICY_PROTOCOL, SkillConfig
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from robomemory.cli import main
-from robomemory.eval.fake_openai_server import FakeOpenAIServer
 from robomemory.locks import RobotBusyError, acquire_robot, lock_path, release_robot
+from robomemory.testing.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

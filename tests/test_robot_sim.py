@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("gym_aloha", reason="needs the sim extra (gym-aloha)")
 
-from robomemory.eval.sim_aloha import run_episode, start_policy_server  # noqa: E402
-from robomemory.executors.base import Outcome  # noqa: E402
+from robomemory.core import Outcome
+from robomemory.eval.bench.sim_aloha import run_episode, start_policy_server  # noqa: E402
 
 pytestmark = pytest.mark.sim
 

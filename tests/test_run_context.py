@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from robomemory import context as context_mod
 from robomemory.config import AgentConfig
-from robomemory.eval.fake_openai_server import FakeOpenAIServer
+from robomemory.context import MissingClientError, RunContext, serve
 from robomemory.factory import build_context, context_from_env, operator_settings
-from robomemory.graphs import context as context_mod
 from robomemory.graphs.builder import build_graph
-from robomemory.graphs.context import MissingClientError, RunContext, serve
 from robomemory.locks import release_robot
+from robomemory.testing.openai_server import FakeOpenAIServer
 
 
 @pytest.fixture

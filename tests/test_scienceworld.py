@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("scienceworld")
 
-from robomemory.executors.base import Action, Executor, Outcome  # noqa: E402
+from robomemory.core import Action, Executor, Outcome
 from robomemory.executors.envs.scienceworld import ScienceWorldExecutor  # noqa: E402
 
 

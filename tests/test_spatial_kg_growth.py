@@ -17,7 +17,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.cli import main as cli_main
 from robomemory.config import SpatialConfig
-from robomemory.eval.kg_growth import run_kg_growth
+from robomemory.eval.bench.kg_growth import run_kg_growth
 from robomemory.memory.spatial import SpatialMemory
 from robomemory.memory.stores.graph_nx import NetworkxGraphStore
 from robomemory.structured import StructuredLLM

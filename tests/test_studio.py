@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from robomemory.eval.fake_openai_server import FakeOpenAIServer
+from robomemory.testing.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

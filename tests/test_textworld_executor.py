@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from robomemory.executors.base import Action, Executor, Outcome
+from robomemory.core import Action, Executor, Outcome
 from robomemory.executors.envs.textworld import (
     TextWorldExecutor,
     bundled_game,

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("textworld_express")
 
-from robomemory.executors.base import Action, Executor, Outcome  # noqa: E402
+from robomemory.core import Action, Executor, Outcome
 from robomemory.executors.envs.twx import TextWorldExpressExecutor  # noqa: E402
 
 

@@ -16,9 +16,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from robomemory.commands.graph_draw import write_html, write_png
 from robomemory.config import MemoryConfig, ModelConfig
 from robomemory.memory.base import MemoryHandles, Triple
 from robomemory.memory.history import MemoryHistory
+from robomemory.memory.spatial import SpatialMemory, open_graph_store
+from robomemory.memory.stores.vectors import scan_items
+from robomemory.models import make_embedder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,9 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_triples(cfg: MemoryConfig, handles: MemoryHandles) -> list[Triple]:
     """Every spatial triple of the robot, invalidated ones included."""
-    from robomemory.memory.spatial import SpatialMemory, open_graph_store
-    from robomemory.models import make_embedder
-
     store = open_graph_store(cfg.spatial, cfg.data_dir, handles.spatial_graph_id, read_only=True)
     try:
         # reading triples computes no embedding; the hash embedder only satisfies the signature
@@ -48,8 +49,6 @@ def load_items(
     cfg: MemoryConfig, handles: MemoryHandles, url: str | None
 ) -> list[tuple[str, str, str, dict]]:
     """(kind, id, text, metadata) of the robot's long-term items, highest Q first."""
-    from robomemory.memory.stores.vectors import scan_items
-
     rows = [
         (kind, pid, text, meta)
         for kind, coll in (
@@ -175,11 +174,7 @@ def main(args: argparse.Namespace) -> int:
     console.print(history_table(history))
     title = f"spatial memory of robot {args.robot}"
     if args.html:
-        from robomemory.commands.graph_draw import write_html
-
         console.print(f"wrote {write_html(triples, args.html, title)}")
     if args.png:
-        from robomemory.commands.graph_draw import write_png
-
         console.print(f"wrote {write_png(triples, args.png, title)}")
     return 0

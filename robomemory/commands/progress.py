@@ -18,7 +18,7 @@ from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Ta
 from rich.table import Table
 from rich.text import Text
 
-from robomemory.executors.base import Action
+from robomemory.core import Action
 
 # What each node does, as the live label shows it.
 PHASES: dict[str, str] = {

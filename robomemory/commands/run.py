@@ -15,7 +15,9 @@ from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
 from robomemory.config import AgentConfig, ModelConfig, config_error_line, default_data_dir
 from robomemory.factory import build_checkpointer
+from robomemory.local_model import LocalModelUnavailable, ensure_model_file
 from robomemory.locks import RobotBusyError, acquire_robot
+from robomemory.models import ModelConfigError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +67,7 @@ def make_config(args: argparse.Namespace) -> AgentConfig:
 
 def make_executor(args: argparse.Namespace):
     if args.env == "robot":
-        from robomemory.executors.robot import RobotExecutor
+        from robomemory.executors.robot import RobotExecutor  # robot extra (rosbridge, websockets)
 
         missing = [f for f in ("policy", "rosbridge", "waypoints", "task") if not getattr(args, f)]
         if missing:
@@ -81,6 +83,7 @@ def make_executor(args: argparse.Namespace):
             objects=objects,
             policy_layout=args.policy_layout,
         )
+    # loads textworld (heavy)
     from robomemory.executors.envs.textworld import TextWorldExecutor, resolve_game
 
     return TextWorldExecutor(resolve_game(args.game))
@@ -97,14 +100,12 @@ def quiet_loaders() -> None:
 
 def build_with_phases(console: Console, cfg: AgentConfig, executor, checkpointer):
     """Build the agent one visible phase at a time: model file, model start, embedder, memory."""
-    with phase(console, "loading libraries"):
+    with phase(console, "loading libraries"):  # imported in the phase: the console shows it
         from robomemory.graphs.agent import build_agent
         from robomemory.memory.system import MemorySystem
         from robomemory.models import make_embedder, make_llm
 
     if cfg.model.provider == "local":
-        from robomemory.local_model import ensure_model_file
-
         ensure_model_file()  # joins the parts on first use, with its own progress bar
         label = "starting the embedded model (llama.cpp)"
     else:
@@ -132,9 +133,6 @@ def _thread_config(thread: str) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from robomemory.local_model import LocalModelUnavailable
-    from robomemory.models import ModelConfigError
-
     console = Console()
     if args.resume and not args.thread:
         console.print("[red]--resume needs --thread ID[/red]")

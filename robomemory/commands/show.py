@@ -17,8 +17,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from robomemory.commands.inspect import load_triples
 from robomemory.commands.progress import one_line
+from robomemory.commands.run_page import write_page
+from robomemory.commands.trace import trace_payload
 from robomemory.config import AgentConfig, MemoryConfig, default_data_dir
+from robomemory.graphs.agent import RoboMemoryAgent, sqlite_checkpointer
+from robomemory.graphs.builder import build_graph
+from robomemory.memory.base import MemoryHandles
 from robomemory.memory.episode_log import EpisodeLog
 
 
@@ -38,10 +44,6 @@ def newest_trace(data: Path) -> Path:
 
 def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
     """A trace dict rebuilt from a thread's checkpoint (and the robot's spatial store)."""
-    from robomemory.commands.trace import trace_payload
-    from robomemory.graphs.agent import RoboMemoryAgent, sqlite_checkpointer
-    from robomemory.graphs.builder import build_graph
-
     db = data / "memory" / "checkpoints.sqlite"
     if not db.is_file():
         raise FileNotFoundError(f"no checkpoints at {db} (give --data DIR)")
@@ -68,9 +70,6 @@ def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
 
 def map_changes_from_store(data: Path, robot: str, episode_id: str) -> dict[int, dict]:
     """Triples this episode added (and later invalidated), by step, from the robot's store."""
-    from robomemory.commands.inspect import load_triples
-    from robomemory.memory.base import MemoryHandles
-
     cfg = MemoryConfig(data_dir=data / "memory")
     handles = MemoryHandles.for_robot(robot, episode_id)
     out: dict[int, dict] = {}
@@ -149,7 +148,5 @@ def main(args: argparse.Namespace) -> int:
     console = Console()
     console.print(steps_table(trace))
     if args.html:
-        from robomemory.commands.run_page import write_page
-
         console.print(f"wrote {write_page(trace, args.html)}")
     return 0

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from typing import Any, Literal
 
 from robomemory.config import AgentConfig
-from robomemory.executors.base import Action, Executor, Observation
-from robomemory.graphs.agent import EpisodeResult
+from robomemory.core import Action, Executor, Observation
+from robomemory.episode import (
+    EpisodeResult,
+    EventHandler,
+    TrajectoryStep,
+    episode_end,
+    trajectory_step,
+)
 from robomemory.grounding import notes_of, offered_candidates, update_done
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -30,8 +35,6 @@ from robomemory.prompts.baselines import (
 from robomemory.structured import StructuredLLM
 
 BaselineKind = Literal["react", "fullctx"]
-TASK_COMPLETE = "task_complete"
-EventHandler = Callable[[str, dict[str, Any]], None]
 
 
 class BaselineAgent:
@@ -57,7 +60,7 @@ class BaselineAgent:
         return turns if self.kind == "fullctx" else turns[-self.window :]
 
     def _decide(
-        self, task: str, turns: list[str], obs: Observation, trajectory: list[dict]
+        self, task: str, turns: list[str], obs: Observation, trajectory: list[TrajectoryStep]
     ) -> tuple[Action, dict]:
         space = self.executor.action_space()
         # The same grounded list the planner sees, by the same rules (fair comparison).
@@ -102,7 +105,7 @@ class BaselineAgent:
         task, obs = self.executor.reset()
         usage: dict[str, dict[str, float]] = {}
         turns: list[str] = []
-        trajectory: list[dict] = []
+        trajectory: list[TrajectoryStep] = []
         score, max_score = obs.score, obs.max_score
         success, reason, step = False, "", 0
 
@@ -127,27 +130,11 @@ class BaselineAgent:
             max_score = new.max_score if new.max_score is not None else max_score
             message = result.message or new.text
             turns.append(turn_text(step, str(action), result.outcome.value, message))
-            trajectory.append(
-                {
-                    "step": step,
-                    "action": str(action),
-                    "verb": action.verb,
-                    "args": action.args,
-                    "outcome": result.outcome.value,
-                    "message": message[:300],
-                    "score": new.score,
-                    "changed": result.details.get("changed"),
-                    "place": place,  # where the robot was when it acted
-                }
-            )
+            trajectory.append(trajectory_step(step, action, result, message[:300], place))
             emit("executor", {"wall_s": time.perf_counter() - t0, "runs": 1}, {"step": step})
-            if action.verb == TASK_COMPLETE and result.ok:
-                reason, success = "task_complete", bool(new.won)
-            elif new.done:
-                reason = "won" if new.won else ("lost" if new.lost else "env_done")
-                success = bool(new.won)
-            elif step >= self.config.max_steps:
-                reason = "max_steps"
+            end = episode_end(action, result, step, self.config.max_steps, self_report=False)
+            if end is not None:
+                reason, success = end.reason, end.success
         return EpisodeResult(
             thread_id=thread_id,
             episode_id=episode_id or thread_id,

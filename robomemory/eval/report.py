@@ -21,6 +21,7 @@ from typing import Any
 
 from robomemory.eval import metrics as m
 from robomemory.eval.metrics import EpisodeRecord
+from robomemory.eval.plots import PLOTTERS
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +169,6 @@ def write_plots(folder: Path, summary: dict) -> dict[str, Path]:
     except ImportError:
         log.warning("matplotlib not installed (extra 'viz'): no plots written")
         return {}
-    from robomemory.eval.plots import PLOTTERS
-
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for name, plotter in PLOTTERS.items():

@@ -13,8 +13,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -25,10 +27,16 @@ from rich.progress import (
 )
 
 from robomemory.config import AgentConfig
+from robomemory.core import Executor
+from robomemory.episode import EpisodeResult, EventHandler
+from robomemory.eval.baselines import BaselineAgent
 from robomemory.eval.metrics import EpisodeRecord, NodeEvent, gc_of
 from robomemory.eval.report import EPISODES_DIR, write_json_atomic
 from robomemory.eval.suites import Suite, TaskSpec, make_executor, oracle_steps, step_limit
-from robomemory.executors.base import Executor
+from robomemory.graphs.agent import RoboMemoryAgent, build_agent, sqlite_checkpointer
+from robomemory.memory.system import MemorySystem
+from robomemory.models import make_embedder, make_llm
+from robomemory.structured import StructuredLLM
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +66,8 @@ class SuiteRunner:
         out: str | Path,
         *,
         config: AgentConfig | None = None,
-        llm: Any = None,
-        embedder: Any = None,
+        llm: StructuredLLM | BaseChatModel | None = None,
+        embedder: Embeddings | None = None,
         memory_scope: MemoryScope = "suite",
         executor_factory: Callable[[TaskSpec], Executor] = make_executor,
         show_progress: bool = True,
@@ -74,7 +82,7 @@ class SuiteRunner:
         self.executor_factory = executor_factory
         self.show_progress = show_progress
         self.max_steps = max_steps
-        self._memories: dict[tuple[str, str], Any] = {}
+        self._memories: dict[tuple[str, str], MemorySystem] = {}
         self._checkpointer = None
 
     # --- public -----------------------------------------------------------------------------
@@ -198,7 +206,7 @@ class SuiteRunner:
             cfg.max_steps = step_limit(cfg.max_steps, oracle)
             record.oracle_steps, record.max_steps = oracle, cfg.max_steps
             runner = self._build(agent, cfg, executor)
-            result = self._play(runner, agent, key, on_event)
+            result = self._play(runner, key, on_event)
         except EPISODE_ERRORS as exc:
             log.exception("episode %s failed", key)
             record.error = f"{type(exc).__name__}: {exc}"
@@ -222,14 +230,12 @@ class SuiteRunner:
             }
         )
 
-    def _build(self, agent: str, cfg: AgentConfig, executor: Executor) -> Any:
+    def _build(
+        self, agent: str, cfg: AgentConfig, executor: Executor
+    ) -> RoboMemoryAgent | BaselineAgent:
         llm = self._llm(cfg)
         if agent != "robomemory":
-            from robomemory.eval.baselines import BaselineAgent
-
             return BaselineAgent(agent, cfg, executor, llm)  # type: ignore[arg-type]
-        from robomemory.graphs.agent import build_agent, sqlite_checkpointer
-
         if self._checkpointer is None:
             self._checkpointer = sqlite_checkpointer(self.out / "checkpoints.sqlite")
         return build_agent(
@@ -237,8 +243,11 @@ class SuiteRunner:
         )
 
     @staticmethod
-    def _play(runner: Any, agent: str, key: str, on_event: Callable) -> Any:
-        if agent != "robomemory":
+    def _play(
+        runner: RoboMemoryAgent | BaselineAgent, key: str, on_event: EventHandler
+    ) -> EpisodeResult:
+        """Play (or resume, or read back) one episode."""
+        if isinstance(runner, BaselineAgent):
             return runner.run(thread_id=key, episode_id=key, on_event=on_event)
         state = runner.state(key)
         if state.get("done"):
@@ -248,25 +257,17 @@ class SuiteRunner:
             return runner.run(thread_id=key, on_event=on_event, resume=True)
         return runner.run(thread_id=key, episode_id=key, on_event=on_event)
 
-    def _llm(self, cfg: AgentConfig) -> Any:
-        from robomemory.structured import StructuredLLM
-
+    def _llm(self, cfg: AgentConfig) -> StructuredLLM:
         if self.llm is None:
-            from robomemory.models import make_llm
-
             self.llm = make_llm(cfg.model)
         elif not isinstance(self.llm, StructuredLLM):
             self.llm = StructuredLLM(self.llm, max_retries=cfg.model.max_retries)
         return self.llm
 
-    def _memory(self, agent: str, cfg: AgentConfig) -> Any:
+    def _memory(self, agent: str, cfg: AgentConfig) -> MemorySystem:
         slot = (str(cfg.memory.data_dir), cfg.robot_id)
         if slot not in self._memories:
-            from robomemory.memory.system import MemorySystem
-
             if self.embedder is None:
-                from robomemory.models import make_embedder
-
                 self.embedder = make_embedder(cfg.model)
             self._memories[slot] = MemorySystem.open(cfg.memory, self.embedder, cfg.robot_id)
         return self._memories[slot]

@@ -13,16 +13,32 @@ import logging
 import subprocess
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
 from robomemory.config import default_data_dir
-from robomemory.executors.base import Executor
+from robomemory.core import Executor
 
 log = logging.getLogger(__name__)
 
 World = Literal["textworld", "scienceworld", "twx"]
+
+
+@runtime_checkable
+class PlaysGameFile(Protocol):
+    """A world played from a game file (TextWorld): its walkthrough is the oracle path."""
+
+    game_path: Path
+
+
+@runtime_checkable
+class KnowsGoldPath(Protocol):
+    """A world that gives its own oracle path (ScienceWorld, TextWorldExpress)."""
+
+    def gold_actions(self) -> list[str]:
+        """The oracle's commands for the current task (after a reset)."""
+        ...
 
 
 class TaskSpec(BaseModel):
@@ -74,6 +90,7 @@ def games_cache_dir() -> Path:
 
 
 def _tiny() -> Suite:
+    # loads textworld (heavy)
     from robomemory.executors.envs.textworld_games import bundled_game, list_bundled_games
 
     tasks = [
@@ -182,17 +199,18 @@ def make_executor(spec: TaskSpec) -> Executor:
     """Build the live executor of one task."""
     p = spec.params
     if spec.world == "textworld":
-        from robomemory.executors.envs.textworld import TextWorldExecutor
+        from robomemory.executors.envs.textworld import TextWorldExecutor  # loads textworld (heavy)
 
         path = p.get("path") or tw_cooking_game(p["level"], int(p["seed"]))
         return TextWorldExecutor(path)
     if spec.world == "scienceworld":
+        # worlds extra (Java)
         from robomemory.executors.envs.scienceworld import ScienceWorldExecutor
 
         return ScienceWorldExecutor(
             p["task"], int(p.get("variation", 0)), p.get("simplifications", "easy")
         )
-    from robomemory.executors.envs.twx import TextWorldExpressExecutor
+    from robomemory.executors.envs.twx import TextWorldExpressExecutor  # worlds extra
 
     return TextWorldExpressExecutor(p.get("game", "cookingworld"), int(p["seed"]), p.get("params"))
 
@@ -201,15 +219,16 @@ def oracle_steps(spec: TaskSpec, executor: Executor) -> int | None:
     """Length of the world's oracle path for a task (TextWorld walkthrough, ScienceWorld and
     TextWorldExpress gold paths); None when the world has none."""
     if spec.world == "textworld":
+        # loads textworld (heavy)
         from robomemory.executors.envs.textworld_games import walkthrough_commands
 
-        path = getattr(executor, "game_path", None) or spec.params.get("path")
+        own = executor.game_path if isinstance(executor, PlaysGameFile) else None
+        path = own or spec.params.get("path")
         return len(walkthrough_commands(path)) if path else None
-    gold = getattr(executor, "gold_actions", None)
-    if gold is None:
+    if not isinstance(executor, KnowsGoldPath):
         return None
     executor.reset()
-    return len(gold())
+    return len(executor.gold_actions())
 
 
 def step_limit(requested: int, oracle: int | None) -> int:

@@ -45,6 +45,15 @@ class Arm(Protocol):
         ...
 
 
+@runtime_checkable
+class MovingArm(Protocol):
+    """An arm whose driver moves smoothly to a whole joint target (e.g. the reset pose)."""
+
+    def move_to(self, target: np.ndarray) -> None:
+        """Move to ``target`` (already clamped to the joint limits)."""
+        ...
+
+
 @dataclass
 class JointLimits:
     """Per-joint lower/upper bounds; actions outside are clamped before reaching the arm."""

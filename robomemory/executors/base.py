@@ -1,157 +1,33 @@
-"""Executor protocol, actions, observations and results shared by every world and robot."""
+"""Helpers shared by the executors. The types they exchange live in :mod:`robomemory.core`
+and are re-exported here for callers that import them from this module."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from enum import StrEnum
-from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from robomemory.core import (
+    TASK_COMPLETE,
+    Action,
+    ActionResult,
+    ActionSpace,
+    Executor,
+    Observation,
+    Outcome,
+    VerbSpec,
+)
 
-
-class Outcome(StrEnum):
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    ABORTED = "aborted"
-    CANCELED = "canceled"
-    TIMEOUT = "timeout"
-    REJECTED = "rejected"
-    ERROR = "error"
-
-
-class Observation(BaseModel):
-    """What the agent perceives: text, optional images (data URLs), and world feedback."""
-
-    text: str = ""
-    images: list[str] = Field(default_factory=list, description="data:image/...;base64 URLs")
-    score: float | None = None
-    max_score: float | None = None
-    done: bool = False
-    won: bool = False
-    lost: bool = False
-    place: str | None = Field(default=None, description="Where the robot is, when the world says.")
-    holding: list[str] = Field(
-        default_factory=list, description="What the robot holds, when it can tell."
-    )
-    names: list[str] = Field(
-        default_factory=list,
-        description="Names of the things this observation shows, in the world's own words "
-        "(grounds perception: the extractor may only name what is really there).",
-    )
-
-
-class Action(BaseModel):
-    """One high-level action of the action API (paper Table 4), e.g. pick_up(apple)."""
-
-    verb: str
-    args: list[str] = Field(default_factory=list)
-
-    def __str__(self) -> str:
-        return f"{self.verb}({', '.join(self.args)})"
-
-
-class ActionResult(BaseModel):
-    """The outcome of executing one action; the message is written for the planner to read."""
-
-    action: Action
-    outcome: Outcome
-    message: str = ""
-    error_code: int | None = None
-    observation: Observation = Field(default_factory=Observation)
-    duration_s: float = 0.0
-    details: dict = Field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome == Outcome.SUCCEEDED
-
-
-class VerbSpec(BaseModel):
-    """A verb the executor understands and the kinds of its arguments."""
-
-    name: str
-    arg_kinds: list[str] = Field(default_factory=list, description="e.g. ['object'], ['place']")
-    description: str = ""
-
-
-class ActionSpace(BaseModel):
-    """An executor's published action space: verbs, argument kinds and the valid targets."""
-
-    verbs: list[VerbSpec]
-    targets: dict[str, list[str]] = Field(
-        default_factory=dict, description="argument kind -> currently valid names"
-    )
-    fallback: Action | None = Field(
-        default=None, description="A harmless action the planner falls back to."
-    )
-    candidates: list[Action] = Field(
-        default_factory=list,
-        description="Concrete actions valid now, from the world's own affordances (grounding).",
-    )
-
-    def verb(self, name: str) -> VerbSpec | None:
-        return next((v for v in self.verbs if v.name == name), None)
-
-    def all_targets(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for names in self.targets.values():
-            for name in names:
-                seen.setdefault(name, None)
-        return list(seen)
-
-    def validate_action(self, action: Action) -> str | None:
-        """Return None when the action is valid, else a message listing the valid choices."""
-        spec = self.verb(action.verb)
-        if spec is None:
-            return f"unknown action {action.verb!r}; valid: {', '.join(v.name for v in self.verbs)}"
-        if len(action.args) != len(spec.arg_kinds):
-            return (
-                f"{spec.name} takes {len(spec.arg_kinds)} argument(s) "
-                f"({', '.join(spec.arg_kinds) or 'none'}), got {len(action.args)}"
-            )
-        for arg, kind in zip(action.args, spec.arg_kinds, strict=True):
-            valid = self.targets.get(kind)
-            if valid is not None and arg not in valid:
-                shown = ", ".join(valid[:30]) or "none known yet"
-                return f"unknown {kind} {arg!r} for {spec.name}; valid: {shown}"
-        return None
-
-    def describe(self) -> str:
-        """Compact text of the API for prompts."""
-        lines = []
-        for v in self.verbs:
-            sig = f"{v.name}({', '.join(v.arg_kinds)})"
-            lines.append(f"- {sig}: {v.description}" if v.description else f"- {sig}")
-        return "\n".join(lines)
-
-
-@runtime_checkable
-class Executor(Protocol):
-    """A world or a robot that carries out high-level actions."""
-
-    def reset(self) -> tuple[str, Observation]:
-        """Start (or restart) the task; return the task text and the first observation."""
-        ...
-
-    def action_space(self) -> ActionSpace:
-        """The verbs and the currently valid targets."""
-        ...
-
-    def execute(
-        self,
-        action: Action,
-        timeout_s: float | None = None,
-        cancel: threading.Event | None = None,
-    ) -> ActionResult:
-        """Carry out one action. Never raises for a rejected or failed action."""
-        ...
-
-    def emergency_stop(self) -> None:
-        """Stop all motion at once."""
-        ...
-
-    def close(self) -> None: ...
+__all__ = [
+    "TASK_COMPLETE",
+    "Action",
+    "ActionResult",
+    "ActionSpace",
+    "Executor",
+    "Observation",
+    "Outcome",
+    "VerbSpec",
+    "join_names",
+    "rejected",
+]
 
 
 def rejected(action: Action, message: str) -> ActionResult:
@@ -160,4 +36,5 @@ def rejected(action: Action, message: str) -> ActionResult:
 
 
 def join_names(names: Sequence[str]) -> str:
+    """Names joined with commas, or ``none``."""
     return ", ".join(names) if names else "none"

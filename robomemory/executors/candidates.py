@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
 
 # Verbs that only read the world: offered after the ones that change it.
 INFORMATIONAL = frozenset({"examine", "look", "inventory", "read", "look_at", "wait"})
@@ -31,7 +31,7 @@ def rank_candidates(
         if str(action) not in seen:
             seen.add(str(action))
             groups.setdefault(action.verb, []).append(action)
-    finish = groups.pop("task_complete", [])[:1]
+    finish = groups.pop(TASK_COMPLETE, [])[:1]
     room = max(0, limit - len(finish))
     share = max_per_verb
     while share > 2 and sum(min(len(g), share) for g in groups.values()) > room:

@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 import roslibpy
 from roslibpy.ros1 import actionlib
 
-from robomemory.executors.base import Outcome
+from robomemory.core import Outcome
 from robomemory.executors.waypoints import Waypoint
 
 log = logging.getLogger(__name__)

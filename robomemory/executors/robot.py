@@ -16,17 +16,17 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from robomemory.executors.arm import Arm, ArmError, FakeArm
-from robomemory.executors.base import (
+from robomemory.core import (
+    TASK_COMPLETE,
     Action,
     ActionResult,
     ActionSpace,
     Observation,
     Outcome,
     VerbSpec,
-    join_names,
-    rejected,
 )
+from robomemory.executors.arm import Arm, ArmError, FakeArm
+from robomemory.executors.base import join_names, rejected
 from robomemory.executors.frames import jpeg_data_url
 from robomemory.executors.known_objects import KnownObjects, ObjectSource
 from robomemory.executors.layouts import PolicyLayout, resolve_layout
@@ -43,7 +43,7 @@ from robomemory.executors.waypoints import WaypointMap
 
 log = logging.getLogger(__name__)
 
-NAVIGATE, TASK_COMPLETE = "navigate_to", "task_complete"
+NAVIGATE = "navigate_to"
 
 # Paper Table 4, real-world column.
 ROBOT_VERBS: tuple[VerbSpec, ...] = (

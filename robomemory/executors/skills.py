@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, Field
 
-from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits
-from robomemory.executors.base import Action, ActionResult, Observation, Outcome, rejected
+from robomemory.core import Action, ActionResult, Observation, Outcome
+from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits, MovingArm
+from robomemory.executors.base import rejected
 from robomemory.executors.frames import jpeg_data_url
 from robomemory.executors.known_objects import is_object_name
 from robomemory.executors.layouts import LayoutError, PolicyLayout, reset_target, resolve_layout
@@ -165,9 +166,8 @@ class Pi0Skill:
         if target is None:
             return False
         safe, _ = self.limits.clamp(target)
-        move_to = getattr(self.arm, "move_to", None)
-        if callable(move_to):
-            move_to(safe)
+        if isinstance(self.arm, MovingArm):
+            self.arm.move_to(safe)
         else:
             self.arm.apply_action(safe)
         return True

@@ -6,65 +6,31 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from pydantic import BaseModel, Field
+from langgraph.graph.state import CompiledStateGraph
 
 from robomemory.config import AgentConfig
-from robomemory.executors.base import Action, Executor
+from robomemory.context import AgentContext
+from robomemory.core import Action, Executor, Replayable
+from robomemory.episode import EpisodeResult, EventHandler
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
-from robomemory.graphs.context import AgentContext
 from robomemory.locks import lock_path, release_robot
 from robomemory.memory.system import MemorySystem
+from robomemory.structured import StructuredLLM
 
 __all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpointer"]
 
-EventHandler = Callable[[str, dict[str, Any]], None]
 StartHandler = Callable[[str], None]
-
-
-class EpisodeResult(BaseModel):
-    """What one episode did and cost."""
-
-    thread_id: str
-    episode_id: str
-    task: str = ""
-    success: bool = False
-    score: float | None = None
-    max_score: float | None = None
-    steps: int = 0
-    end_reason: str = ""
-    wall_s: float = 0.0
-    usage: dict[str, dict[str, float]] = Field(default_factory=dict)
-    trajectory: list[dict] = Field(default_factory=list)
-    spatial_stats: list[dict] = Field(default_factory=list)
-    consolidation: dict = Field(default_factory=dict)
-
-    @property
-    def gc(self) -> float | None:
-        """Goal-condition rate: score / max_score."""
-        if self.score is None or not self.max_score:
-            return None
-        return self.score / self.max_score
-
-    @property
-    def model_calls(self) -> int:
-        return int(sum(u.get("calls", 0) for u in self.usage.values()))
-
-    @property
-    def tokens(self) -> tuple[int, int]:
-        p = sum(u.get("prompt_tokens", 0) for u in self.usage.values())
-        c = sum(u.get("completion_tokens", 0) for u in self.usage.values())
-        return int(p), int(c)
 
 
 class RoboMemoryAgent:
     """A compiled RoboMemory graph bound to its live clients."""
 
-    def __init__(self, graph: Any, context: AgentContext):
+    def __init__(self, graph: CompiledStateGraph, context: AgentContext):
         self.graph = graph
         self.context = context
 
@@ -133,10 +99,10 @@ class RoboMemoryAgent:
         snapshot = self.graph.get_state(config)
         if not snapshot.values:
             raise ValueError(f"no checkpoint for thread {config['configurable']['thread_id']!r}")
-        replay = getattr(self.context.executor, "replay", None)
-        if replay is None:
+        executor = self.context.executor
+        if not isinstance(executor, Replayable):
             return
-        self.context.executor.reset()
+        executor.reset()
         if "handles" not in snapshot.values:  # killed before the first step: nothing to replay
             return
         episode_id = snapshot.values["handles"]["episode_id"]
@@ -144,7 +110,7 @@ class RoboMemoryAgent:
         # Only the steps the checkpoint has seen: a step logged by an executor run that the
         # crash cut off before its checkpoint is run again by the resumed graph.
         done_steps = int(snapshot.values.get("step") or 0)
-        replay([Action(verb=t["verb"], args=list(t["args"])) for t in steps[:done_steps]])
+        executor.replay([Action(verb=t["verb"], args=list(t["args"])) for t in steps[:done_steps]])
 
     def state(self, thread_id: str) -> dict:
         return dict(self.graph.get_state(self._config(thread_id)).values)
@@ -174,7 +140,7 @@ def build_agent(
     config: AgentConfig,
     executor: Executor,
     *,
-    llm: Any = None,
+    llm: StructuredLLM | BaseChatModel | None = None,
     embedder: Embeddings | None = None,
     memory: MemorySystem | None = None,
     checkpointer: BaseCheckpointSaver | str | Path | None = None,

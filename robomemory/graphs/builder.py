@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langgraph.graph import END, START, StateGraph
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.nodes.consolidate import consolidate
 from robomemory.nodes.critic import critic
 from robomemory.nodes.executor import executor
@@ -14,11 +15,12 @@ from robomemory.nodes.perceive import perceive
 from robomemory.nodes.planner import planner
 from robomemory.nodes.recall import recall
 from robomemory.nodes.start import start
+from robomemory.state import AgentState, approves
 
 BRANCHES = ("temporal", "spatial", "semantic", "episodic")
 
 
-def route_after_recall(state: AgentState) -> str:
+def route_after_recall(state: AgentState) -> Literal["critic", "planner"]:
     """A plan with a next step goes to the critic; no plan or an exhausted one to the planner."""
     plan = state.get("plan") or []
     if int(state.get("plan_index") or 0) < len(plan):
@@ -26,12 +28,18 @@ def route_after_recall(state: AgentState) -> str:
     return "planner"
 
 
-def route_after_critic(state: AgentState) -> str:
-    verdict = state.get("verdict") or {}
-    return "executor" if verdict.get("approve", True) else "planner"
+def route_after_recall_without_critic(state: AgentState) -> Literal["executor", "planner"]:
+    """Without a critic, a plan's next step goes straight to the executor."""
+    return "executor" if route_after_recall(state) == "critic" else "planner"
 
 
-def route_after_executor(state: AgentState) -> str:
+def route_after_critic(state: AgentState) -> Literal["executor", "planner"]:
+    """An approved step runs; a rejected one sends the agent back to the planner."""
+    return "executor" if approves(state.get("verdict")) else "planner"
+
+
+def route_after_executor(state: AgentState) -> Literal["consolidate", "perceive"]:
+    """An episode over goes to consolidation; otherwise the next step starts."""
     return "consolidate" if state.get("done") else "perceive"
 
 
@@ -61,9 +69,7 @@ def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext
         g.add_conditional_edges("critic", route_after_critic, ["executor", "planner"])
     else:
         g.add_conditional_edges(
-            "recall",
-            lambda s: "executor" if route_after_recall(s) == "critic" else "planner",
-            ["planner", "executor"],
+            "recall", route_after_recall_without_critic, ["planner", "executor"]
         )
     g.add_edge("planner", "executor")
     g.add_conditional_edges("executor", route_after_executor, ["perceive", "consolidate"])

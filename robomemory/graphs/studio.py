@@ -2,16 +2,16 @@
 
 At import its live clients are built explicitly from the operator's environment by
 robomemory.factory (``ROBOMEMORY_GAME`` is required; see that module) and installed with
-:func:`robomemory.graphs.context.serve`. A run's context is a :class:`RunContext`: it may only
+:func:`robomemory.context.serve`. A run's context is a :class:`RunContext`: it may only
 tune the run (steps, plan length, queries, per-run ablations); anything else is refused.
 Compiled without a checkpointer: the dev server brings its own persistence.
 """
 
 import os
 
+from robomemory.context import RunContext, serve
 from robomemory.factory import context_from_env
 from robomemory.graphs.builder import build_graph
-from robomemory.graphs.context import RunContext, serve
 
 operator_context = context_from_env(os.environ)
 serve(operator_context)

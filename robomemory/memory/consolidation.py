@@ -17,16 +17,15 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
+from robomemory.episode import StepRecord
 from robomemory.memory.longterm import LongTermMemory, NewItem
+from robomemory.memory.system import MemorySystem
 from robomemory.memory.utility import task_reward
 from robomemory.prompts import longterm as prompts
 from robomemory.structured import NodeLLM
-
-if TYPE_CHECKING:
-    from robomemory.memory.system import MemorySystem
 
 log = logging.getLogger(__name__)
 
@@ -36,21 +35,20 @@ MAX_HURT = 2  # and steps that hurt
 MAX_TASK_ITEMS = 2
 
 
-def render_trajectory(trajectory: list[dict], limit: int = MAX_STEPS_SHOWN) -> str:
+def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
     """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``)."""
     lines = []
-    for i, step in enumerate(trajectory[-limit:], 1):
-        action = step.get("action") or step.get("verb") or "?"
-        outcome = step.get("outcome", "")
-        message = " ".join(str(step.get("message", "")).split())[:120]
-        lines.append(f"{step.get('step', i)}. {action} -> {outcome}: {message}".rstrip(": "))
+    for step in trajectory[-limit:]:
+        message = " ".join(str(step["message"]).split())[:120]
+        line = f"{step['step']}. {step['action']} -> {step['outcome']}: {message}"
+        lines.append(line.rstrip(": "))
     return "\n".join(lines)
 
 
-def fallback_episode(trajectory: list[dict]) -> str:
+def fallback_episode(trajectory: Sequence[StepRecord]) -> str:
     """FALLBACK episodic record when the model cannot summarize: the actions and outcomes
     verbatim (a plain record of what happened, not a summary)."""
-    acts = "; ".join(f"{s.get('action', '?')} {s.get('outcome', '')}".strip() for s in trajectory)
+    acts = "; ".join(f"{s['action']} {s['outcome']}".strip() for s in trajectory)
     return f"Actions: {acts[-600:] or 'none'}."
 
 
@@ -62,7 +60,7 @@ def consolidate(
     score: float | None,
     max_score: float | None,
     temporal_text: str,
-    trajectory: list[dict],
+    trajectory: Sequence[StepRecord],
     spatial_text: str,
     retrieved_ids: list[str],
     episode_id: str,
@@ -155,7 +153,7 @@ def _episodic(
     user: str,
     task: str,
     outcome: str,
-    trajectory: list[dict],
+    trajectory: Sequence[StepRecord],
     episode_id: str,
     llm: NodeLLM,
 ) -> dict:

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from robomemory.episode import StepRecord
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS steps (
   episode_id TEXT NOT NULL,
@@ -48,7 +50,7 @@ class EpisodeLog:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
 
-    def record_step(self, episode_id: str, record: dict) -> None:
+    def record_step(self, episode_id: str, record: StepRecord) -> None:
         """Store one step's record (replacing a record of the same step)."""
         with self._lock, self._db:
             self._db.execute(
@@ -56,7 +58,7 @@ class EpisodeLog:
                 (episode_id, int(record["step"]), json.dumps(record)),
             )
 
-    def steps(self, episode_id: str) -> list[dict]:
+    def steps(self, episode_id: str) -> list[StepRecord]:
         """Every step record of an episode, in step order."""
         with self._lock:
             rows = self._db.execute(

@@ -182,7 +182,7 @@ class LongTermMemory:
             (hits,) = self.store.search(
                 [Search(vec, CONTENT, self.cfg.longterm.update_top_s, None, where)]
             )
-            existing = [Existing(h.id, h.text) for h in hits]
+            existing = mem0.comparable(text, [Existing(h.id, h.text) for h in hits])
         plan = mem0.plan_without_model(
             text, item.level, add_id, duplicate=duplicate, existing=existing
         )

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from robomemory.prompts.longterm import MemoryDecision
+from robomemory.prompts.longterm import MemoryDecision, lesson_action
 
 
 def content_hash(text: str) -> str:
@@ -82,6 +82,16 @@ def plan_without_model(
     if not existing:
         return add(add_id, text.strip(), level, reason="no similar items")
     return None
+
+
+def comparable(text: str, existing: Sequence[Existing]) -> list[Existing]:
+    """The similar items the updater may weigh ``text`` against. An action lesson is about one
+    action: it can refine or contradict only lessons about the same action (a small model
+    otherwise takes "cook(meal, oven) hurt" as known because "prepare_meal() helped" is)."""
+    action = lesson_action(text)
+    if action is None:
+        return list(existing)
+    return [e for e in existing if lesson_action(e.text) == action]
 
 
 def plan_decision(

@@ -285,7 +285,7 @@ def open_graph_store(
     file in a process, one writing process per file) or Neo4j over Bolt. ``read_only``: a
     snapshot that takes no lock (inspecting a robot that is running)."""
     if cfg.backend == "neo4j":
-        from robomemory.memory.stores.graph_neo4j import Neo4jGraphStore
+        from robomemory.memory.stores.graph_neo4j import Neo4jGraphStore  # neo4j extra
 
         uri = cfg.neo4j_uri or os.environ.get("NEO4J_URI")
         if not uri:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
@@ -22,6 +21,8 @@ from robomemory.memory.embedding_cache import CachedEmbeddings
 from robomemory.memory.episode_log import EpisodeLog
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.longterm import LongTermMemory
+from robomemory.memory.spatial import SpatialMemory, open_graph_store
+from robomemory.memory.stores.graph_store import GraphStore
 from robomemory.memory.stores.vector_store import VectorStore
 from robomemory.memory.stores.vectors import open_vector_store
 from robomemory.memory.temporal import TemporalMemory
@@ -38,12 +39,12 @@ class MemorySystem:
         cfg: MemoryConfig,
         robot_id: str,
         temporal: TemporalMemory,
-        spatial: Any | None,
+        spatial: SpatialMemory | None,
         semantic: LongTermMemory | None,
         episodic: LongTermMemory | None,
         history: MemoryHistory,
         stores: list[VectorStore] | None = None,
-        graph_store: Any | None = None,
+        graph_store: GraphStore | None = None,
         episodes: EpisodeLog | None = None,
     ):
         self.cfg = cfg
@@ -85,8 +86,6 @@ class MemorySystem:
         semantic, episodic = modules.get("semantic"), modules.get("episodic")
         spatial = graph_store = None
         if cfg.spatial.enabled:
-            from robomemory.memory.spatial import SpatialMemory, open_graph_store
-
             try:  # in use by another process, or corrupt with no good copy: leak nothing
                 graph_store = open_graph_store(cfg.spatial, data_dir, handles.spatial_graph_id)
             except BaseException:
@@ -124,9 +123,8 @@ class MemorySystem:
             store.close()
         self.history.close()
         self.episodes.close()
-        close = getattr(self._graph_store, "close", None)
-        if callable(close):
-            close()
+        if self._graph_store is not None:
+            self._graph_store.close()
 
     def __enter__(self) -> MemorySystem:
         return self

@@ -7,10 +7,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action, ActionSpace, Observation
-from robomemory.graphs.context import AgentContext, live_context
+from robomemory.context import AgentContext, live_context
+from robomemory.core import Action, ActionSpace
+from robomemory.episode import TrajectoryStep
 from robomemory.grounding import offered_candidates
 from robomemory.prompts.longterm import lesson_actions
+from robomemory.state import AgentState, last_result_of, observation_of
 
 
 class NodeRun:
@@ -30,26 +32,21 @@ class NodeRun:
         return update
 
 
-def observation_of(state: dict) -> Observation:
-    return Observation.model_validate(state.get("observation") or {})
-
-
-def last_action_text(state: dict) -> str | None:
-    result = state.get("last_result")
-    if not result:
+def last_action_text(state: AgentState) -> str | None:
+    """The last action and the world's answer, as the step summarizer is shown them."""
+    result = last_result_of(state)
+    if result is None:
         return None
-    action = result["action"]
-    call = f"{action['verb']}({', '.join(action.get('args', []))})"
-    return f"{call} -> {result['outcome']}: {result.get('message', '')}".strip()
+    return f"{result.action} -> {result.outcome.value}: {result.message}".strip()
 
 
-def result_line(item: dict, limit: int = 300) -> str:
+def result_line(item: TrajectoryStep, limit: int = 300) -> str:
     """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
     message = " ".join(str(item["message"]).split())[:limit]
     return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"
 
 
-def current_candidates(state: dict, space: ActionSpace) -> list[Action]:
+def current_candidates(state: AgentState, space: ActionSpace) -> list[Action]:
     """The actions the world affords now, as the planner and the critic are shown them."""
     return offered_candidates(
         space.candidates,

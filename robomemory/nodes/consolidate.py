@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
+from robomemory.memory.consolidation import consolidate as write_longterm
+from robomemory.memory.spatial import render_triples
 from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState
 
 
 def consolidate(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    from robomemory.memory.consolidation import consolidate as write_longterm
-    from robomemory.memory.spatial import render_triples
-
     run = NodeRun("consolidate", runtime)
     memory = run.ctx.memory
     episode_id = state["handles"]["episode_id"]

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, current_candidates, observation_of
+from robomemory.context import AgentContext
+from robomemory.nodes.common import NodeRun, current_candidates
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
+from robomemory.state import AgentState, current_plan, observation_of
 
 
 def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("critic", runtime)
-    plan = [Action.model_validate(a) for a in state["plan"]]
+    plan = current_plan(state)
     action = plan[state["plan_index"]]
     space = run.ctx.executor.action_space()
     candidates = current_candidates(state, space)

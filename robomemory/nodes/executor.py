@@ -4,37 +4,29 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
+from robomemory.episode import StepRecord, episode_end, trajectory_step
 from robomemory.grounding import update_done, update_notes
-from robomemory.nodes.common import NodeRun, observation_of
-
-TASK_COMPLETE = "task_complete"
+from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState, current_plan, observation_of
 
 
 def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    """Run the plan's current step; log it; end the episode when :func:`episode_end` says."""
     run = NodeRun("executor", runtime)
     index = int(state.get("plan_index") or 0)
-    action = Action.model_validate(state["plan"][index])
+    plan = current_plan(state)
+    action = plan[index]
+    place = observation_of(state).place  # where the robot is when it acts
     result = run.ctx.executor.execute(action)
     obs = result.observation
     step = int(state.get("step") or 0) + 1
-    item = {
-        "step": step,
-        "action": str(action),
-        "verb": action.verb,
-        "args": action.args,
-        "outcome": result.outcome.value,
-        "message": result.message or obs.text[:300],
-        "score": obs.score,
-        "changed": result.details.get("changed"),
-        "place": observation_of(state).place,  # where the robot was when it acted
-    }
+    item = trajectory_step(step, action, result, result.message or obs.text[:300], place)
     # The whole record (what the agent saw and decided) goes to the episode log, so a trace
     # explains every step; the state keeps the compact item in a bounded window.
-    record = item | {
-        "plan": [str(Action.model_validate(a)) for a in state["plan"][index:]],
+    record: StepRecord = {
+        **item,
+        "plan": [str(a) for a in plan[index:]],
         "plan_reason": state.get("plan_reason", ""),
         "verdict": state.get("verdict"),
         "summary": state.get("summary", ""),
@@ -58,15 +50,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         update["score"] = obs.score
     if obs.max_score is not None:
         update["max_score"] = obs.max_score
-    reason = None
-    if action.verb == TASK_COMPLETE and (result.ok or obs.done):
-        reason = "task_complete"
-    elif obs.done:
-        reason = "won" if obs.won else ("lost" if obs.lost else "env_done")
-    elif step >= run.ctx.config.max_steps:
-        reason = "max_steps"
-    if reason:
-        # Worlds report success; a robot without feedback trusts its own task_complete().
-        self_judged = reason == "task_complete" and obs.score is None and not obs.done
-        update |= {"done": True, "end_reason": reason, "success": bool(obs.won or self_judged)}
+    end = episode_end(action, result, step, run.ctx.config.max_steps)
+    if end is not None:
+        update |= {"done": True, "end_reason": end.reason, "success": end.success}
     return run.finish(update)

@@ -6,12 +6,15 @@ episodic) only retrieve here and update at consolidate.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.memory.base import RetrievedItem, SceneGrounding
-from robomemory.nodes.common import NodeRun, observation_of
+from robomemory.memory.spatial import render_triples
+from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState, observation_of
 
 
 def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -24,8 +27,6 @@ def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 
 def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    from robomemory.memory.spatial import render_triples
-
     run = NodeRun("spatial", runtime)
     module = run.ctx.memory.spatial
     if module is None or not run.ctx.config.memory.spatial.enabled:
@@ -66,9 +67,12 @@ def _render_items(items: list[RetrievedItem]) -> str:
     return "\n".join(lines)
 
 
-def _longterm(kind: str, state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+def _longterm(
+    kind: Literal["semantic", "episodic"], state: AgentState, runtime: Runtime[AgentContext]
+) -> dict:
     run = NodeRun(kind, runtime)
-    module = getattr(run.ctx.memory, kind)
+    memory = run.ctx.memory
+    module = memory.semantic if kind == "semantic" else memory.episodic
     if module is None:
         return run.finish({"recalled": {kind: ""}})
     items = module.retrieve(state.get("queries") or [state["task"]], state["task"])

@@ -5,9 +5,8 @@ from __future__ import annotations
 from langchain_core.runnables import RunnableLambda, RunnableParallel
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, last_action_text, observation_of
+from robomemory.context import AgentContext
+from robomemory.nodes.common import NodeRun, last_action_text
 from robomemory.prompts.perceive import (
     QUERY_SYSTEM,
     SUMMARIZER_SYSTEM,
@@ -16,6 +15,7 @@ from robomemory.prompts.perceive import (
     perceive_user,
     query_user,
 )
+from robomemory.state import AgentState, observation_of
 
 
 def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.executors.base import Action
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
-from robomemory.nodes.common import NodeRun, current_candidates, observation_of, result_line
+from robomemory.context import AgentContext
+from robomemory.core import TASK_COMPLETE, Action
+from robomemory.nodes.common import NodeRun, current_candidates, result_line
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
+from robomemory.state import AgentState, approves, observation_of
 
 
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -20,13 +20,13 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     space = run.ctx.executor.action_space()
     candidates = current_candidates(state, space)
     schema = make_plan_model(space, run.ctx.config.max_plan_len, candidates)
-    verdict = state.get("verdict") or {}
-    critique = None if verdict.get("approve", True) else verdict.get("reason")
+    verdict = state.get("verdict")
+    critique = None if approves(verdict) else (verdict or {}).get("reason")
     trajectory = state.get("trajectory") or []
     last = result_line(trajectory[-1]) if trajectory else None
     context = state.get("working_memory") or f"Task: {state['task']}"
     user = planner_user(context, candidates, critique, last, space.all_targets())
-    fallback_action = space.fallback or Action(verb="task_complete")
+    fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(
         schema, planner_system(space), user, lambda: None, observation_of(state).images
     )

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.memory.condenser import Condenser, Event
-from robomemory.nodes.common import NodeRun, observation_of, result_line
+from robomemory.nodes.common import NodeRun, result_line
+from robomemory.state import AgentState, observation_of
 
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
 APPENDED_SECTION = ("temporal", "What I have done")

@@ -6,9 +6,9 @@ import uuid
 
 from langgraph.runtime import Runtime
 
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState
 
 
 def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

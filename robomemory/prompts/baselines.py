@@ -11,14 +11,14 @@ from typing import Literal
 
 from pydantic import BaseModel, create_model
 
-from robomemory.executors.base import Action, ActionSpace
+from robomemory.core import TASK_COMPLETE, Action, ActionSpace
 from robomemory.prompts.planner import STRICT, make_step_model, numbered, to_action
 
 BASELINE_RULES = (
     "You control a robot in a text world. Read the task, the history and the observation, "
     "then choose the next action from the list of actions possible now. Follow the "
     "instructions or recipe you have read, step by step. Do not "
-    "redo what is done. Call task_complete() only when the task is done."
+    f"redo what is done. Call {TASK_COMPLETE}() only when the task is done."
 )
 
 

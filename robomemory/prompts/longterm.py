@@ -70,6 +70,12 @@ def lesson_text(action: str, verdict: str, message: str) -> str:
     return f"{action} {verdict}: {said}".rstrip()
 
 
+def lesson_action(text: str) -> str | None:
+    """The action an action lesson is about, or None when ``text`` is no action lesson."""
+    m = _LESSON.match(text.strip())
+    return m["action"] if m else None
+
+
 def lesson_actions(text: str) -> tuple[list[str], list[str]]:
     """(helped, hurt) actions of the action lessons in ``text`` (e.g. recalled memory)."""
     helped: list[str] = []

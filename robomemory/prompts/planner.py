@@ -7,7 +7,7 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from robomemory.executors.base import Action, ActionSpace
+from robomemory.core import TASK_COMPLETE, Action, ActionSpace
 
 # Model answers are taken as they are: no field the schema does not name (the grammar then
 # also forbids them, so the model cannot spend tokens on them).
@@ -17,7 +17,7 @@ PLANNER_RULES = (
     "You are the planner of a robot. Read the task, your notes, memory and the observation. "
     "Choose the next action from the list of actions possible now, then optionally up to a "
     "few actions to follow. Follow the instructions or recipe you have read, step by step. "
-    "Do not redo what is done. Call task_complete() only when the task is done."
+    f"Do not redo what is done. Call {TASK_COMPLETE}() only when the task is done."
 )
 
 CRITIC_SYSTEM = (

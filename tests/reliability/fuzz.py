@@ -16,10 +16,10 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from robomemory.eval.fake_openai_server import minimal_instance
 from robomemory.prompts.spatial import RELATIONS
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
+from robomemory.testing.openai_server import minimal_instance
 
 WORDS = "milk fridge counter cookbook knife table kitchen onion meal oven stove key".split()
 VERBS = ["look", "inventory", "examine", "pick_up", "go", "open", "format_disk", "", "eat"]

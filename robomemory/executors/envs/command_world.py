@@ -12,20 +12,20 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robomemory.executors.base import (
+from robomemory.core import (
+    TASK_COMPLETE,
     Action,
     ActionResult,
     ActionSpace,
     Observation,
     Outcome,
     VerbSpec,
-    rejected,
 )
+from robomemory.executors.base import rejected
 from robomemory.executors.candidates import rank_candidates
-
-TASK_COMPLETE = "task_complete"
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class CommandWorldExecutor(ABC):
         self._remember()
         return self.task, self._observation(reply)
 
-    def replay(self, actions: list[Action]) -> list[ActionResult]:
+    def replay(self, actions: Sequence[Action]) -> list[ActionResult]:
         """Reset, then re-execute ``actions`` (the worlds are deterministic): restores a run."""
         self.reset()
         return [self.execute(a) for a in actions]
@@ -192,9 +192,9 @@ class CommandWorldExecutor(ABC):
         """The agent declares the task over; nothing is sent and the world's verdict is kept."""
         last = self._last or WorldReply(text="", score=0.0, done=False)
         message = (
-            "task_complete: the world confirms the goal is reached"
+            f"{TASK_COMPLETE}: the world confirms the goal is reached"
             if last.won
-            else "task_complete: declared, but the world's goal is not reached"
+            else f"{TASK_COMPLETE}: declared, but the world's goal is not reached"
         )
         return ActionResult(
             action=action,

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
 from robomemory.executors.envs.command_world import (
-    TASK_COMPLETE,
     CommandWorldExecutor,
     Verb,
     WorldReply,

@@ -1,10 +1,8 @@
 """A real TextWorld game as an executor: the action API of paper Table 4 over game commands.
 
-The executor publishes only what the agent knows: objects named in the observations it has
-received so far (the objective included), rooms it has stood in, and the compass directions.
-``navigate_to`` path-finds (BFS) over the map learned by moving (:mod:`textworld_map`), never
-over the game's hidden map.
-"""
+It publishes only what the agent knows: objects its observations have shown (not those only
+the objective names), rooms it has stood in, the compass directions. ``navigate_to`` path-finds
+over the map learned by moving (:mod:`textworld_map`), never over the game's hidden map."""
 
 from __future__ import annotations
 
@@ -17,19 +15,11 @@ from pathlib import Path
 
 import textworld
 from jericho.jericho import UnsupportedGameWarning
-from textworld import EnvInfos
 from textworld.core import GameState
 from textworld.logic import Proposition
 
-from robomemory.executors.base import (
-    Action,
-    ActionResult,
-    ActionSpace,
-    Observation,
-    Outcome,
-    join_names,
-    rejected,
-)
+from robomemory.core import TASK_COMPLETE, Action, ActionResult, ActionSpace, Observation, Outcome
+from robomemory.executors.base import join_names, rejected
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
     bundled_game,
@@ -42,6 +32,7 @@ from robomemory.executors.envs.textworld_games import (
     world_locations,
 )
 from robomemory.executors.envs.textworld_map import DIRECTIONS, KnownMap
+from robomemory.executors.envs.textworld_text import GAME_INFOS, REFUSAL, clean_text, norm_name
 from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS, KEY_VERBS
 
 __all__ = [
@@ -58,41 +49,6 @@ _RECEPTACLE_PARENTS = ["c", "s"]
 _APPLIANCE_TYPES = frozenset({"oven", "stove", "toaster", "bbq"})
 _CUT_VERBS = ("slice", "dice", "chop")
 _READ_VERBS = frozenset({"examine", "look", "inventory"})
-# How the game says it did not understand or cannot do a command.
-_REFUSAL = re.compile(
-    r"^(you can't|you can.t see|i only understood|that's not a verb|i didn't understand|"
-    r"you don't|you do not|there is no|what do you want)",
-    re.IGNORECASE,
-)
-_BANNER_LINE = re.compile(r"^(?=.*[_|$])[\s_|\\/$<>]+$")
-_END_PROMPT = re.compile(r"\n*Would you like to RESTART.*$", re.DOTALL)
-_PROMPT_TAIL = re.compile(r"\n>[^\n]*\s*$")
-
-_INFOS = EnvInfos(
-    admissible_commands=True,
-    facts=True,
-    objective=True,
-    score=True,
-    max_score=True,
-    won=True,
-    lost=True,
-    inventory=True,
-    description=True,
-    entities=True,
-    policy_commands=True,
-    game=True,
-)
-
-
-def clean_text(text: str) -> str:
-    """Game output without the title banner and the trailing prompt/status line."""
-    text = _END_PROMPT.sub("", _PROMPT_TAIL.sub("", text))
-    lines = [line.rstrip() for line in text.splitlines() if not _BANNER_LINE.search(line)]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def _norm(name: str) -> str:
-    return " ".join(name.lower().split())
 
 
 def _as_action(command: str) -> Action | None:
@@ -115,7 +71,7 @@ class TextWorldExecutor:
         with warnings.catch_warnings():
             # Jericho's own score detection does not know TextWorld games; TextWorld scores them.
             warnings.simplefilter("ignore", UnsupportedGameWarning)
-            self._env = textworld.start(str(self.game_path), request_infos=_INFOS)
+            self._env = textworld.start(str(self.game_path), request_infos=GAME_INFOS)
         self._state: GameState | None = None
         self._map = KnownMap()
         self._known: dict[str, None] = {}
@@ -130,7 +86,7 @@ class TextWorldExecutor:
         """Restart the game; return its objective and the first observation."""
         self._state = self._env.reset()
         game = self._state["game"]
-        self._types = {_norm(v.name): v.type for v in game.infos.values() if v.name}
+        self._types = {norm_name(v.name): v.type for v in game.infos.values() if v.name}
         self._map = KnownMap()
         self._known = {}
         self._done = False
@@ -222,13 +178,13 @@ class TextWorldExecutor:
             if a is not None and not (a.verb == "go" and a.args and walked.get(a.args[0]))
         ]
         # The game reads what the robot holds too, though it lists no examine for it.
-        actions += [Action(verb="examine", args=[_norm(h)]) for h in self._held()]
+        actions += [Action(verb="examine", args=[norm_name(h)]) for h in self._held()]
         actions += [
             Action(verb="navigate_to", args=[room])
             for room in self.known_rooms()
             if room != self._room and self._map.route(self._room, room)
         ]
-        actions.append(Action(verb="task_complete"))
+        actions.append(Action(verb=TASK_COMPLETE))
         valid = [a for a in actions if space.validate_action(a) is None]
         return rank_candidates(valid)
 
@@ -251,12 +207,12 @@ class TextWorldExecutor:
     def _execute(self, action: Action, cancel: threading.Event | None) -> ActionResult:
         if self._state is None:
             return rejected(action, "the game is not started; call reset() first")
-        norm = Action(verb=action.verb.strip(), args=[_norm(a) for a in action.args])
+        norm = Action(verb=action.verb.strip(), args=[norm_name(a) for a in action.args])
         problem = self.action_space().validate_action(norm)
-        if norm.verb == "task_complete" and problem is None:
+        if norm.verb == TASK_COMPLETE and problem is None:
             return self._complete(action)
         if problem is None and self._done:
-            problem = "the episode is over; only task_complete() is accepted"
+            problem = f"the episode is over; only {TASK_COMPLETE}() is accepted"
         if problem is not None:
             result = rejected(action, problem)
             result.observation = self._observation("")
@@ -269,7 +225,7 @@ class TextWorldExecutor:
         if isinstance(command, ActionResult):
             return command
         ok, text = self._send(command)
-        if not ok and norm.verb in _READ_VERBS and not _REFUSAL.match(text):
+        if not ok and norm.verb in _READ_VERBS and not REFUSAL.match(text):
             ok = True  # a read answered (e.g. examining a held book) changes nothing, yet worked
         outcome = Outcome.SUCCEEDED if ok else Outcome.FAILED
         return self._result(action, outcome, text, text, commands=[command])
@@ -406,7 +362,7 @@ class TextWorldExecutor:
     def _observation(self, text: str, scene: str | None = None) -> Observation:
         """The observation of ``text``; its names come from ``scene`` (default: the text)."""
         state = self._require_state()
-        held = {_norm(n) for n in self._held()}
+        held = {norm_name(n) for n in self._held()}
         scene = text if scene is None else scene
         names = self._names_in(scene) + [n for n in held if n not in scene.lower()]
         return Observation(

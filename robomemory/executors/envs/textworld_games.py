@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textworld.logic import Proposition
 
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
 
 GAMES_PACKAGE_DIR = ("data", "games")
 
@@ -166,7 +166,7 @@ def command_to_action(command: str) -> Action:
 def walkthrough_actions(game_path: str | Path) -> list[Action]:
     """The oracle walkthrough translated into the action API, ending with ``task_complete()``."""
     actions = [command_to_action(c) for c in walkthrough_commands(game_path)]
-    return [*actions, Action(verb="task_complete")]
+    return [*actions, Action(verb=TASK_COMPLETE)]
 
 
 def world_locations(facts: Iterable[Proposition]) -> dict[str, tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from robomemory.executors.base import VerbSpec
+from robomemory.core import TASK_COMPLETE, VerbSpec
 
 BASE_VERBS = [
     VerbSpec(name="navigate_to", arg_kinds=["place"], description="walk to a visited room"),
@@ -23,7 +23,7 @@ BASE_VERBS = [
     VerbSpec(name="examine", arg_kinds=["object"], description="read or inspect"),
     VerbSpec(name="look", description="describe the room"),
     VerbSpec(name="inventory", description="list what you carry"),
-    VerbSpec(name="task_complete", description="declare the task done (ends the episode)"),
+    VerbSpec(name=TASK_COMPLETE, description="declare the task done (ends the episode)"),
 ]
 KEY_VERBS = [VerbSpec(name="unlock", arg_kinds=["object", "object"], description="(door, key)")]
 # A cooking game is won by preparing the recipe's meal and eating it; the descriptions say so,

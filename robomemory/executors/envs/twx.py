@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from robomemory.core import TASK_COMPLETE
 from robomemory.executors.envs.command_world import (
-    TASK_COMPLETE,
     CommandWorldExecutor,
     Verb,
     WorldReply,

@@ -9,7 +9,7 @@ fsync) and the bytes the process wrote, plus the in-process selection (Algorithm
 for comparison. Flat figures across sizes mean persistence is proportional to the change.
 Embeddings are random 384-d unit vectors (MiniLM's size); no model is involved.
 
-Long-term part (:func:`robomemory.eval.memory_scale_longterm.longterm_scale`): retrieve + add
+Long-term part (:func:`robomemory.eval.bench.memory_scale_longterm.longterm_scale`): retrieve + add
 cost per step at 100 / 1k / 10k memories per kind, on the real vector store with a FAKE model.
 """
 
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from robomemory.config import SpatialConfig
+from robomemory.eval.bench.memory_scale_longterm import format_longterm, longterm_scale
 from robomemory.memory.base import Triple
 from robomemory.memory.spatial import open_graph_store
 from robomemory.memory.spatial_algorithm import GraphChange, select_local
@@ -183,8 +184,6 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(msg) from None
     figures = kg_scale(sizes, args.kg_steps, args.data)
     if memories:
-        from robomemory.eval.memory_scale_longterm import format_longterm, longterm_scale
-
         figures["longterm"] = longterm_scale(
             memories, steps=args.lt_steps, embedder=args.embedder, data_dir=args.data
         )

@@ -17,7 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from robomemory.executors.base import Action, ActionResult
+from robomemory.core import Action, ActionResult
 from robomemory.executors.pi0 import Pi0Client
 from robomemory.executors.robot import RobotExecutor
 from robomemory.executors.skills import Pi0Skill, SkillConfig
@@ -46,7 +46,7 @@ class Episode:
 
 def start_policy_server(seed: int) -> tuple[subprocess.Popen, str]:
     """The scripted transfer-cube policy behind openpi's protocol, on a free port."""
-    argv = ["-m", "robomemory.executors.dummy_policy_server", "--port", "0", "--policy"]
+    argv = ["-m", "robomemory.testing.policy_server", "--port", "0", "--policy"]
     argv += ["transfer-cube", "--seed", str(seed), "--layout", "aloha", "--block"]
     proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
@@ -58,7 +58,7 @@ def start_policy_server(seed: int) -> tuple[subprocess.Popen, str]:
 
 def run_episode(seed: int, url: str, actions_per_chunk: int = 25, image_size: int = 224):
     """One transfer-cube episode driven through RobotExecutor; returns an :class:`Episode`."""
-    from robomemory.executors.sim_aloha import EPISODE_STEPS, AlohaSimArm
+    from robomemory.executors.sim_aloha import EPISODE_STEPS, AlohaSimArm  # sim extra (MuJoCo)
 
     arm = AlohaSimArm(seed, image_size=image_size)
     config = SkillConfig(

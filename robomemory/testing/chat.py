@@ -1,4 +1,4 @@
-"""Fakes for the model's answers (tests, notebooks, benchmarks). They are fakes and say so.
+"""A FAKE chat model whose answers tests, notebooks and benchmarks script.
 
 ``ScriptedChatModel`` answers every structured call through a Python function of the requested
 schema and the messages, so tests script what "the model" says while every other part
@@ -17,6 +17,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from robomemory.structured import StructuredLLM
+from robomemory.testing.openai_server import minimal_instance
 
 # A responder gets the schema asked for and the messages; it returns the answer as a pydantic
 # object, a dict, or a raw string (to simulate unparseable output).
@@ -108,7 +111,6 @@ def chat_result(text: str) -> ChatResult:
 def scripted(table: dict[str, Callable[[Sequence[BaseMessage]], BaseModel | dict | str]]):
     """A responder answering scripted schemas from ``table`` and any other schema with its
     smallest valid instance (so a test scripts only the answers it cares about)."""
-    from robomemory.eval.fake_openai_server import minimal_instance
 
     def responder(schema: type[BaseModel], messages: Sequence[BaseMessage]):
         fn = table.get(schema.__name__)
@@ -155,7 +157,5 @@ def plan_of(*actions: tuple[str, list[str]], thought: str = "scripted plan") -> 
 
 def scripted_llm(table: dict, latency_s: float = 0.0, max_retries: int = 1):
     """A StructuredLLM over a ScriptedChatModel (a FAKE model) built from ``scripted(table)``."""
-    from robomemory.structured import StructuredLLM
-
     model = ScriptedChatModel(responder=scripted(table), latency_s=latency_s, calls=[])
     return StructuredLLM(model, max_retries=max_retries)

@@ -27,9 +27,14 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from robomemory.config import AgentConfig, ModelConfig
-from robomemory.graphs.context import AgentContext
-from robomemory.graphs.state import AgentState
+from robomemory.context import AgentContext
 from robomemory.memory.base import MemoryHandles
+from robomemory.memory.longterm import NewItem
+from robomemory.memory.system import MemorySystem
+from robomemory.models import make_embedder, make_llm
+from robomemory.nodes import memory_branches as mb
+from robomemory.state import AgentState
+from robomemory.testing.openai_server import FakeOpenAIServer, minimal_instance
 
 MODES = ("parallel", "sequential", "temporal")
 BRANCHES = ("temporal", "spatial", "semantic", "episodic")
@@ -70,8 +75,6 @@ def step_script(step: int) -> tuple[str, list[str], list[tuple[str, str, str]]]:
 def make_responder() -> Callable[[str, dict, list[dict]], dict]:
     """Scripted answers of the FAKE model: the extractor returns the step's relations, the
     Mem0 updater adds (prefill); anything else gets the server's minimal schema-valid answer."""
-    from robomemory.eval.fake_openai_server import minimal_instance
-
     table = {step_script(s)[0]: step_script(s)[2] for s in range(len(WALK) * 64)}
 
     def responder(schema_name: str, schema: dict, messages: Sequence[dict]) -> dict:
@@ -98,8 +101,6 @@ def make_responder() -> Callable[[str, dict, list[dict]], dict]:
 
 def build_bench_graph(mode: str) -> Any:
     """The real branch nodes, fanned out (parallel), chained (sequential) or alone (temporal)."""
-    from robomemory.nodes import memory_branches as mb
-
     g = StateGraph(AgentState, context_schema=AgentContext)
     names = ("temporal",) if mode == "temporal" else BRANCHES
     for name in names:
@@ -130,8 +131,6 @@ def prefill_items() -> dict[str, list[tuple[str, str | None]]]:
 
 def prefill(memory: Any, llm: Any) -> None:
     """Write ``prefill_items`` through the real Mem0 update path (untimed)."""
-    from robomemory.memory.longterm import NewItem
-
     for kind, items in prefill_items().items():
         module = getattr(memory, kind)
         if module is not None:
@@ -159,9 +158,6 @@ def run_mode(
 
     ``prefill_url`` (a zero-latency fake server) is used to write the long-term items first.
     """
-    from robomemory.memory.system import MemorySystem
-    from robomemory.models import make_embedder, make_llm
-
     model_cfg = ModelConfig(
         provider="openai", base_url=base_url, model="fake", max_retries=0, embedder=embedder
     )
@@ -196,9 +192,7 @@ def run_mode(
                 calls += int(u.get("calls", 0))
                 branch_s[name] = branch_s.get(name, 0.0) + float(u.get("wall_s", 0.0))
     finally:
-        close = getattr(memory, "close", None)
-        if callable(close):
-            close()
+        memory.close()
     branch_mean = {k: v / max(1, steps) for k, v in branch_s.items()}
     return {"seconds": seconds, "model_calls": calls, "branch_mean_s": branch_mean}
 
@@ -219,8 +213,6 @@ def run_benchmark(
     steps: int = 50, latency: float = 0.2, embedder: str = "minilm", modes: Sequence[str] = MODES
 ) -> dict:
     """Run every mode; return the figures as a JSON-ready dict."""
-    from robomemory.eval.fake_openai_server import FakeOpenAIServer
-
     results: dict[str, Any] = {
         "steps": steps,
         "latency_s": latency,

@@ -22,6 +22,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from robomemory import models
 from robomemory.config import MemoryConfig, ModelConfig
 from robomemory.memory.embedding_cache import CachedEmbeddings
 from robomemory.memory.history import MemoryHistory
@@ -31,6 +32,7 @@ from robomemory.memory.stores.vector_qdrant import QdrantItemStore, acquire_clie
 from robomemory.memory.stores.vector_store import CONTENT, INTENT, VectorStore, point_id
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
+from robomemory.testing.embeddings import BagOfWordsEmbeddings
 
 BACKENDS = ("edge", "qdrant-local")
 EMBEDDERS = ("fake", "minilm")
@@ -51,11 +53,7 @@ def task_text(rng: random.Random) -> str:
 
 def make_embedder(name: str) -> Embeddings:
     if name == "minilm":
-        from robomemory.models import make_embedder as real
-
-        return real(ModelConfig(embedder="minilm"))
-    from robomemory.eval.fake_embeddings import BagOfWordsEmbeddings
-
+        return models.make_embedder(ModelConfig(embedder="minilm"))
     return BagOfWordsEmbeddings(384)
 
 
@@ -196,7 +194,7 @@ def format_longterm(result: dict) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # python -m robomemory.eval.memory_scale_longterm [N ...]
+if __name__ == "__main__":  # python -m robomemory.eval.bench.memory_scale_longterm [N ...]
     import argparse
     import json
 

@@ -3,7 +3,7 @@
 Replays a TextWorld game's walkthrough (a bundled game or any game file, e.g. a large
 ``tw-make custom`` world) after a tour of every room. At every step Algorithm 2 runs for real
 (graph store, embeddings, induced subgraph, merge, pruning); only the two model answers come
-from :class:`~robomemory.eval.kg_oracle.FactsOracle`, a FAKE model reading the game's facts.
+from :class:`~robomemory.eval.bench.kg_oracle.FactsOracle`, a FAKE model reading the game's facts.
 Reports per step the KG's size, |E(G_local)| and the edges sent to the resolver, and at the end
 the sent edges' max/median and whether the KG's "where is X" matches the game for every object
 the robot has seen.
@@ -21,14 +21,15 @@ from pathlib import Path
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from robomemory.config import ModelConfig, SpatialConfig
-from robomemory.eval.kg_oracle import FactsOracle, location_accuracy
-from robomemory.executors.base import Action
+from robomemory.core import TASK_COMPLETE, Action
+from robomemory.eval.bench.kg_oracle import FactsOracle, location_accuracy
 from robomemory.executors.envs.textworld import (
     TextWorldExecutor,
     resolve_game,
     walkthrough_actions,
 )
 from robomemory.memory.spatial import SpatialMemory, normalize_name, open_graph_store
+from robomemory.models import make_embedder
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
 
@@ -91,8 +92,6 @@ def make_bench_embedder(kind: str) -> Embeddings:
     """The product's embedder (MiniLM) or a deterministic FAKE hash embedder (``fake``)."""
     if kind == "fake":
         return DeterministicFakeEmbedding(size=64)
-    from robomemory.models import make_embedder
-
     return make_embedder(ModelConfig(embedder="minilm"))
 
 
@@ -151,7 +150,7 @@ def run_kg_growth(
         executor = TextWorldExecutor(path)
         try:
             _, obs = executor.reset()
-            actions = [a for a in walkthrough_actions(path) if a.verb != "task_complete"]
+            actions = [a for a in walkthrough_actions(path) if a.verb != TASK_COMPLETE]
             if tour:
                 actions = tour_actions(executor.current_facts(), executor.current_room) + actions
             plan: list[tuple[str, list[str], str]] = [("(start)", [], obs.text)]

@@ -35,7 +35,12 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from robomemory.eval.memory_scale_longterm import EMBEDDERS, OBJECTS, lesson, make_embedder
+from robomemory.config import MemoryConfig
+from robomemory.eval.bench.memory_scale_longterm import EMBEDDERS, OBJECTS, lesson, make_embedder
+from robomemory.memory.longterm import NewItem
+from robomemory.memory.system import MemorySystem
+from robomemory.structured import StructuredLLM
+from robomemory.testing.openai_server import FakeOpenAIServer
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")  # read when mem0 is imported: no phoning home
 MEM0_TOP_K = 5
@@ -57,8 +62,6 @@ def fake_model(name: str, schema: dict, messages: list[dict]) -> dict:
 
 
 def _serve(port_queue: Any, stop: Any) -> None:
-    from robomemory.eval.fake_openai_server import FakeOpenAIServer
-
     with FakeOpenAIServer(responder=fake_model) as srv:
         port_queue.put(srv.port)
         stop.wait()
@@ -95,11 +98,6 @@ def _summary(samples: list[tuple[float, float]]) -> dict[str, float]:
 
 def run_robomemory(url: str, emb: Embeddings, lessons: list[str], queries: list[str], root: Path):
     from langchain_openai import ChatOpenAI
-
-    from robomemory.config import MemoryConfig
-    from robomemory.memory.longterm import NewItem
-    from robomemory.memory.system import MemorySystem
-    from robomemory.structured import StructuredLLM
 
     cfg = MemoryConfig(data_dir=root)
     cfg.spatial.enabled = cfg.longterm.episodic_enabled = False

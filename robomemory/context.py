@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
 from robomemory.config import AgentConfig
+from robomemory.core import Executor
+from robomemory.memory.system import MemorySystem
+from robomemory.structured import StructuredLLM
 
 # Ablations a single run may switch off: the nodes read these flags from the run's config.
 # Others (critic, semantic, episodic, utility) shape the graph or the memory system built by
@@ -33,18 +36,27 @@ class MissingClientError(RuntimeError):
     """A node ran without the live clients it needs (no silent defaults are built)."""
 
 
+Client = TypeVar("Client")
+# A live client, or None before one is given. LangGraph derives a JSON schema from the context
+# class (get_context_jsonschema); a client has none, so it shows as an unconstrained value.
+Live = Annotated[Client | None, WithJsonSchema({})]
+
+
 @dataclass
 class AgentContext:
     """Live clients for one run: model, memory system, executor, configuration."""
 
+    __pydantic_config__ = ConfigDict(arbitrary_types_allowed=True)
+
     config: AgentConfig = field(default_factory=AgentConfig)
-    llm: Any = None  # robomemory.structured.StructuredLLM
-    memory: Any = None  # robomemory.memory.system.MemorySystem
-    executor: Any = None  # robomemory.executors.base.Executor
+    llm: Live[StructuredLLM] = None
+    memory: Live[MemorySystem] = None
+    executor: Live[Executor] = None
 
     def missing(self) -> list[str]:
         """Names of the clients this context lacks."""
-        return [n for n in ("llm", "memory", "executor") if getattr(self, n) is None]
+        clients = {"llm": self.llm, "memory": self.memory, "executor": self.executor}
+        return [name for name, client in clients.items() if client is None]
 
     def tuned(self, tuning: RunTuning) -> AgentContext:
         """The same clients with the run's allowed tuning applied to a copy of the config."""

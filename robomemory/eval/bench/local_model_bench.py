@@ -1,7 +1,7 @@
 """Benchmark of the embedded model: join+verify time, server start time, tokens/s of a short
 structured call, and 4 concurrent calls. Prints figures; asserts nothing.
 
-    python -m robomemory.eval.local_model_bench [--fresh-cache] [--threads N]
+    python -m robomemory.eval.bench.local_model_bench [--fresh-cache] [--threads N]
 """
 
 from __future__ import annotations

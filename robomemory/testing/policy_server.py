@@ -7,7 +7,7 @@ frame followed by close code 1011. It serves for benchmarks of the client, dry r
 stack without a GPU, and tests. The dummy policy returns a (horizon, action_dim) chunk that moves
 each joint slowly away from the current state.
 
-    python -m robomemory.executors.dummy_policy_server --port 8000 --layout aloha --block
+    python -m robomemory.testing.policy_server --port 8000 --layout aloha --block
 
 ``--layout NAME|FILE`` is the strict mode: a request that does not match the layout (keys, image
 dtype/shape, state sizes) fails as openpi's input transforms would. ``--block`` runs inference
@@ -55,7 +55,7 @@ class DummyPolicy:
         self.dim = self.layout.action_dim if self.layout else args.dim
         self.script = None
         if args.policy == "transfer-cube":  # needs the sim extra
-            from robomemory.executors.sim_aloha import ScriptedTransferCube
+            from robomemory.executors.sim_aloha import ScriptedTransferCube  # sim extra (MuJoCo)
 
             self.script = ScriptedTransferCube(args.seed, args.horizon)
 

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _start_dummy(layout: str) -> tuple[subprocess.Popen, str]:
-    argv = ["-m", "robomemory.executors.dummy_policy_server", "--port", "0"]
+    argv = ["-m", "robomemory.testing.policy_server", "--port", "0"]
     proc = subprocess.Popen(
         [sys.executable, *argv, "--layout", layout, "--block"], stdout=subprocess.PIPE, text=True
     )

@@ -21,11 +21,18 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn
 
 from robomemory.config import AgentConfig
+from robomemory.context import AgentContext
+from robomemory.core import TASK_COMPLETE
+from robomemory.eval.bench.suite import config_from_args
 from robomemory.eval.metrics import location_prf
 from robomemory.eval.report import load_records, markdown_table, write_json_atomic, write_report
-from robomemory.eval.suites import SUITES, get_suite
+from robomemory.eval.suites import SUITES, get_suite, tw_cooking_game
 from robomemory.memory.base import Triple
 from robomemory.memory.spatial import normalize_name
+from robomemory.memory.system import MemorySystem
+from robomemory.models import make_embedder, make_llm
+from robomemory.nodes.memory_branches import spatial
+from robomemory.nodes.perceive import perceive
 
 LOCATION_WORDS = ("in", "on", "at", "inside", "under")
 
@@ -65,11 +72,8 @@ def evaluate_game(
     ``before_step(executor)`` runs before each perception (tests feed a facts oracle with it);
     ``on_step(row)`` gets each accuracy row as soon as it is measured (progress display).
     """
+    # loads textworld (heavy)
     from robomemory.executors.envs.textworld import TextWorldExecutor, walkthrough_actions
-    from robomemory.graphs.context import AgentContext
-    from robomemory.memory.system import MemorySystem
-    from robomemory.nodes.memory_branches import spatial
-    from robomemory.nodes.perceive import perceive
 
     executor = TextWorldExecutor(path)
     memory = MemorySystem.open(cfg.memory, embedder, robot_id)
@@ -86,7 +90,7 @@ def evaluate_game(
             "handles": {"episode_id": robot_id},
             "last_result": None,
         }
-        actions = [a for a in walkthrough_actions(path) if a.verb != "task_complete"]
+        actions = [a for a in walkthrough_actions(path) if a.verb != TASK_COMPLETE]
         for step in range(len(actions) + 1):
             if before_step is not None:
                 before_step(executor)
@@ -178,16 +182,11 @@ def run(
     episodes: int | None = None,
 ) -> dict:
     """Evaluate every TextWorld game of the suite; write OUT/spatial_accuracy.json."""
-    from robomemory.eval.suites import tw_cooking_game
-    from robomemory.executors.envs.textworld import walkthrough_actions
+    from robomemory.executors.envs.textworld import walkthrough_actions  # loads textworld (heavy)
 
     if llm is None:
-        from robomemory.models import make_llm
-
         llm = make_llm(cfg.model)
     if embedder is None:
-        from robomemory.models import make_embedder
-
         embedder = make_embedder(cfg.model)
     cfg = cfg.ablate(["longterm"])
     cfg.memory.data_dir = out / "spatial_accuracy_memory"
@@ -227,8 +226,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from robomemory.eval.suite import config_from_args
-
     summary = run(args.suite, config_from_args(args), args.out, episodes=args.episodes)
     console = Console()
     console.print(markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"]))
