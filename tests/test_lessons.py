@@ -82,16 +82,3 @@ def test_an_action_the_lessons_disagree_on_keeps_its_place():
         candidates, [], "kitchen", lessons=(["prepare_meal()"], ["prepare_meal()"])
     )
     assert [str(a) for a in both][0] == "prepare_meal()"
-
-
-def test_the_creator_reads_the_steps_newest_first():
-    from robomemory.memory.consolidation import render_trajectory
-
-    steps = [
-        {"step": 1, "action": "examine(cookbook)", "outcome": "succeeded", "message": "Recipe"},
-        {"step": 2, "action": "eat(meal)", "outcome": "succeeded", "message": "You won!"},
-    ]
-    assert render_trajectory(steps).splitlines() == [
-        "2. eat(meal) -> succeeded: You won!",
-        "1. examine(cookbook) -> succeeded: Recipe",
-    ]

@@ -36,10 +36,9 @@ MAX_TASK_ITEMS = 2
 
 
 def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
-    """The steps as short lines: 'i. action -> outcome: message', the newest ``limit``, newest
-    first (the last steps, which won or lost the task, are what a small model reads first)."""
+    """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``)."""
     lines = []
-    for step in reversed(trajectory[-limit:]):
+    for step in trajectory[-limit:]:
         message = " ".join(str(step["message"]).split())[:120]
         line = f"{step['step']}. {step['action']} -> {step['outcome']}: {message}"
         lines.append(line.rstrip(": "))

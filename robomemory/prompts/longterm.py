@@ -129,7 +129,7 @@ def creator_prompt(
     task: str, outcome: str, steps: str, temporal_text: str, spatial_text: str
 ) -> str:
     """What the creator reads: task, outcome, steps taken, short-term memories."""
-    parts = [f"Task: {task}", f"Outcome: {outcome}", f"Steps (newest first):\n{steps or '(none)'}"]
+    parts = [f"Task: {task}", f"Outcome: {outcome}", f"Steps:\n{steps or '(none)'}"]
     if temporal_text.strip():
         parts.append(f"History:\n{temporal_text}")
     if spatial_text.strip():
