@@ -151,6 +151,12 @@ class AgentConfig(StrictModel):
         default=3, ge=1, le=50, description="Actions in one plan (first + later)."
     )
     n_queries: int = Field(default=4, ge=1, le=8, description="Queries per step (paper: 4-5).")
+    max_candidates: int | None = Field(
+        default=20,
+        ge=1,
+        description="Actions possible now shown to the planner, critic and baselines, best "
+        "ranked first (None: all).",
+    )
     critic_enabled: bool = True
     robot_id: str = Field(default="default", description="Whose memories: [A-Za-z0-9_-].")
 

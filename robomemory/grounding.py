@@ -217,7 +217,7 @@ def offered_candidates(
     first while nothing is read yet (``verbs``: verb -> description, for what a named verb
     needs). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the
     notes, what helped before names what to do; what hurt goes last. With ``limit``, cut to
-    that many (the ranking puts undoing and unrelated actions last), ``task_complete`` kept.
+    that many by :func:`cut_per_verb` (the ranking puts undoing and unrelated actions last).
     The planner, the critic and the baselines all see this list."""
     fresh = fresh_candidates(candidates, trajectory, place)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
@@ -230,7 +230,17 @@ def offered_candidates(
     reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]
     promoted = reads[:1] if not notes else []
     ordered = promoted + [a for a in ranked if a not in promoted]
-    if limit is None:
-        return ordered
-    finish = [a for a in ordered[limit:] if a.verb == TASK_COMPLETE]
-    return ordered[:limit] + finish
+    return ordered if limit is None else cut_per_verb(ordered, limit)
+
+
+def cut_per_verb(ordered: Sequence[Action], limit: int) -> list[Action]:
+    """The ``limit`` best-ranked of ``ordered``, in their order, where each verb's best-ranked
+    action is kept whatever its rank: every kind of action (a move, a look, finishing) stays
+    visible while long lists (examine x 20) are cut from their tail."""
+    firsts: dict[str, int] = {}
+    for i, action in enumerate(ordered):
+        firsts.setdefault(action.verb, i)
+    reserved = set(firsts.values())
+    room = max(0, limit - len(reserved))
+    others = [i for i in range(len(ordered)) if i not in reserved][:room]
+    return [ordered[i] for i in sorted(reserved.union(others))]

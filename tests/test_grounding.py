@@ -207,5 +207,24 @@ def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
     many = [Action(verb="examine", args=[n]) for n in names]
     many.append(Action(verb="task_complete"))
     shown = offered_candidates(many, [], "kitchen", task="check boxq", limit=10)
-    assert len(shown) == 11 and str(shown[-1]) == "task_complete()"
+    assert len(shown) == 10 and str(shown[-1]) == "task_complete()"
     assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first
+
+
+def test_a_cut_list_keeps_every_kind_of_action_and_the_best_ranked():
+    from robomemory.grounding import cut_per_verb
+
+    ordered = [Action(verb="examine", args=[f"x{i}"]) for i in range(10)]
+    ordered += [Action(verb="go", args=["north"]), Action(verb="go", args=["south"])]
+    ordered += [Action(verb="look"), Action(verb="task_complete")]
+    shown = [str(a) for a in cut_per_verb(ordered, 6)]
+    # each verb's best (go north, look, task_complete), the rest from the top, order kept
+    assert shown == [
+        "examine(x0)",
+        "examine(x1)",
+        "examine(x2)",
+        "go(north)",
+        "look()",
+        "task_complete()",
+    ]
+    assert cut_per_verb(ordered, 50) == ordered

@@ -75,6 +75,7 @@ class BaselineAgent:
             notes=notes_of(trajectory, task),
             done=done,
             verbs={v.name: v.description for v in space.verbs},
+            limit=self.config.max_candidates,
         )
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)

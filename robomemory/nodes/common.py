@@ -46,8 +46,11 @@ def result_line(item: TrajectoryStep, limit: int = 300) -> str:
     return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"
 
 
-def current_candidates(state: AgentState, space: ActionSpace) -> list[Action]:
-    """The actions the world affords now, as the planner and the critic are shown them."""
+def current_candidates(
+    state: AgentState, space: ActionSpace, limit: int | None = None
+) -> list[Action]:
+    """The actions the world affords now, as the planner and the critic are shown them
+    (the ``limit`` best ranked, ``task_complete`` kept)."""
     return offered_candidates(
         space.candidates,
         state.get("trajectory") or [],
@@ -57,4 +60,5 @@ def current_candidates(state: AgentState, space: ActionSpace) -> list[Action]:
         done=state.get("done_actions") or [],
         verbs={v.name: v.description for v in space.verbs},
         lessons=lesson_actions((state.get("recalled") or {}).get("semantic") or ""),
+        limit=limit,
     )

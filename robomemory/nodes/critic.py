@@ -15,7 +15,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     plan = current_plan(state)
     action = plan[state["plan_index"]]
     space = run.ctx.executor.action_space()
-    candidates = current_candidates(state, space)
+    candidates = current_candidates(state, space, run.ctx.config.max_candidates)
     if space.candidates and str(action) not in {str(a) for a in space.candidates}:
         # A later plan step the world no longer affords (the plan was made before the last
         # action changed things): it cannot run, so there is nothing for the critic to judge.

@@ -8,8 +8,10 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.nodes.common import NodeRun, last_action_text
 from robomemory.prompts.perceive import (
+    QUERY_CHARS,
     QUERY_SYSTEM,
     SUMMARIZER_SYSTEM,
+    SUMMARY_CHARS,
     MemoryQueries,
     StepSummary,
     perceive_user,
@@ -26,13 +28,13 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     n = run.ctx.config.n_queries
 
     def summarize(_: object) -> str:
-        fallback = StepSummary(summary=obs.text.strip()[:300] or "no observation")
+        fallback = StepSummary(summary=obs.text.strip()[:SUMMARY_CHARS] or "no observation")
         return run.llm.call(
             StepSummary, SUMMARIZER_SYSTEM, user, fallback, obs.images
         ).value.summary
 
     def generate_queries(_: object) -> list[str]:
-        fallback = MemoryQueries(queries=[task[:80]])
+        fallback = MemoryQueries(queries=[task[:QUERY_CHARS]])
         out = run.llm.call(
             MemoryQueries, QUERY_SYSTEM, query_user(task, user, n), fallback, obs.images
         )

@@ -18,7 +18,7 @@ from robomemory.state import AgentState, approves, observation_of
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("planner", runtime)
     space = run.ctx.executor.action_space()
-    candidates = current_candidates(state, space)
+    candidates = current_candidates(state, space, run.ctx.config.max_candidates)
     schema = make_plan_model(space, run.ctx.config.max_plan_len, candidates)
     verdict = state.get("verdict")
     critique = None if approves(verdict) else (verdict or {}).get("reason")

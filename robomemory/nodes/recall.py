@@ -19,6 +19,8 @@ from robomemory.state import AgentState, observation_of
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
 APPENDED_SECTION = ("temporal", "What I have done")
 CHANGING_SECTION = ("spatial", "Where things are")
+RESULT_CHARS = 300
+OLD_RESULT_CHARS = 100
 
 
 def progress_line(state: AgentState) -> str:
@@ -48,8 +50,10 @@ def memory_events(state: AgentState) -> list[Event]:
     if notes:
         events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
     events.append(section(*APPENDED_SECTION))
-    for item in trajectory:
-        events.append(Event(kind="result", text=result_line(item), step=item["step"]))
+    for i, item in enumerate(trajectory):
+        # older answers shortened (what was read in full is in the notes); the newest whole
+        limit = RESULT_CHARS if i == len(trajectory) - 1 else OLD_RESULT_CHARS
+        events.append(Event(kind="result", text=result_line(item, limit), step=item["step"]))
     events.append(section(*CHANGING_SECTION))
     progress = progress_line(state)
     if progress:

@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 SYSTEM = (
     "You compress a robot's action history. Merge the entries, oldest first, into ONE short "
-    "summary (at most 3 sentences): what was done, where, what succeeded or failed, and what "
+    "summary (at most 2 sentences): what was done, where, what succeeded or failed, and what "
     "objects were found. Keep object and place names exactly."
 )
 
@@ -14,7 +14,7 @@ SYSTEM = (
 class TemporalSummary(BaseModel):
     """The compressed history entry."""
 
-    summary: str = Field(max_length=500, description="One short summary of all entries, in order.")
+    summary: str = Field(max_length=320, description="One short summary of all entries, in order.")
 
 
 def user_prompt(entries: list[str]) -> str:

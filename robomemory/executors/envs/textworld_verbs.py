@@ -27,16 +27,24 @@ BASE_VERBS = [
 ]
 KEY_VERBS = [VerbSpec(name="unlock", arg_kinds=["object", "object"], description="(door, key)")]
 # A cooking game is won by preparing the recipe's meal and eating it; the descriptions say so,
-# because a small model will not guess that "enjoy your meal" means eat(meal).
+# because a small model will not guess that "enjoy your meal" means eat(meal). The three cuts
+# are told apart: with one description for all three, the 1.5B planner sliced what the recipe
+# said to dice, and lost the game.
 COOKING_VERBS = [
     VerbSpec(
-        name="slice", arg_kinds=["object"], description="cut as the recipe says; needs a held knife"
+        name="slice",
+        arg_kinds=["object"],
+        description="cut into slices, only if the recipe says slice; needs a held knife",
     ),
     VerbSpec(
-        name="dice", arg_kinds=["object"], description="cut as the recipe says; needs a held knife"
+        name="dice",
+        arg_kinds=["object"],
+        description="cut into cubes, only if the recipe says dice; needs a held knife",
     ),
     VerbSpec(
-        name="chop", arg_kinds=["object"], description="cut as the recipe says; needs a held knife"
+        name="chop",
+        arg_kinds=["object"],
+        description="cut into pieces, only if the recipe says chop; needs a held knife",
     ),
     VerbSpec(
         name="cook",

@@ -29,9 +29,24 @@ VERBS: tuple[Verb, ...] = (
     Verb("drop", ("object",), "drop {0}"),
     Verb("open", ("object",), "open {0}", "open a container or 'door to <direction>'"),
     Verb("close", ("object",), "close {0}"),
-    Verb("slice", ("object",), "slice {0}", "cut as the recipe says; needs a knife"),
-    Verb("chop", ("object",), "chop {0}", "cut as the recipe says; needs a knife"),
-    Verb("dice", ("object",), "dice {0}", "cut as the recipe says; needs a knife"),
+    Verb(
+        "slice",
+        ("object",),
+        "slice {0}",
+        "cut into slices, only if the recipe says slice; needs a knife",
+    ),
+    Verb(
+        "chop",
+        ("object",),
+        "chop {0}",
+        "cut into pieces, only if the recipe says chop; needs a knife",
+    ),
+    Verb(
+        "dice",
+        ("object",),
+        "dice {0}",
+        "cut into cubes, only if the recipe says dice; needs a knife",
+    ),
     Verb(
         "cook",
         ("object", "appliance"),
