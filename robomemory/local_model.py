@@ -247,6 +247,14 @@ PROMPT_SLOTS: dict[str, int] = {
 N_SLOTS = 8  # the last slot takes the rare end-of-task and condenser prompts
 
 
+def local_grammar(json_schema: dict) -> str:
+    """The embedded server's grammar for ``json_schema`` (llama.cpp's own converter; with
+    llguidance it keeps the schema's ``x-guidance`` options, e.g. compact JSON)."""
+    import xllamacpp  # the embedded runtime, an optional extra
+
+    return xllamacpp.json_schema_to_grammar(json.dumps(json_schema))
+
+
 def slot_for(schema_name: str) -> int:
     """The server slot for a prompt kind (its response schema's name)."""
     return PROMPT_SLOTS.get(schema_name, N_SLOTS - 1)

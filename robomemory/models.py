@@ -18,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 
 from robomemory.config import ModelConfig
-from robomemory.local_model import get_local_server, slot_for
+from robomemory.local_model import get_local_server, local_grammar, slot_for
 from robomemory.structured import StructuredLLM
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,7 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
         vision=cfg.provider == "openai",
         slot_of=slot_of,
         deadline_s=cfg.deadline_s,
+        grammar_of=local_grammar if slot_of is not None else None,
     )
 
 

@@ -15,6 +15,7 @@ import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ValidationError
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,7 @@ def build_messages(system: str, user: str, images: Sequence[str] = ()) -> list[B
 
 
 SlotOf = Callable[[str], int | None]
+GrammarOf = Callable[[dict[str, Any]], str]
 
 
 class StructuredLLM:
@@ -95,6 +97,9 @@ class StructuredLLM:
     kind of prompt then returns to the slot that holds its last prompt, so the shared prefix
     (system prompt, task, stable memory) is reused from the KV cache instead of recomputed.
     ``deadline_s`` bounds one call with all its retries; a timed-out attempt is not retried.
+    ``grammar_of`` turns a JSON schema into the server's grammar (llama.cpp): requests then
+    carry that grammar for compact JSON (:func:`compact_json_schema`) instead of a
+    ``response_format``, which llama.cpp's chat path converts without its whitespace option.
     """
 
     def __init__(
@@ -105,6 +110,7 @@ class StructuredLLM:
         retry_temperature: float = 0.7,
         slot_of: SlotOf | None = None,
         deadline_s: float = 600.0,
+        grammar_of: GrammarOf | None = None,
     ):
         self.chat_model = chat_model
         self.max_retries = max_retries
@@ -112,7 +118,7 @@ class StructuredLLM:
         self.vision = vision
         self.retry_temperature = retry_temperature
         self.slot_of = slot_of
-        self.deadline_s = deadline_s
+        self.grammar_of = grammar_of
         self._retry_model = self._with_temperature(chat_model, retry_temperature)
         self._runnables: dict[tuple[type[BaseModel], bool, int | None], Any] = {}
         self._lock = threading.Lock()
@@ -133,9 +139,13 @@ class StructuredLLM:
                 model = self._retry_model if retry else self.chat_model
                 if slot is not None:
                     model = _pinned(model, slot)
-                self._runnables[key] = model.with_structured_output(
-                    schema, method="json_schema", include_raw=True
-                )
+                if self.grammar_of is not None:
+                    grammar = self.grammar_of(compact_json_schema(schema))
+                    self._runnables[key] = _grammar_runnable(model, schema, grammar)
+                else:
+                    self._runnables[key] = model.with_structured_output(
+                        schema, method="json_schema", include_raw=True
+                    )
             return self._runnables[key]
 
     def for_node(self, node: str) -> NodeLLM:
@@ -203,6 +213,10 @@ class NodeLLM:
             else:
                 error = str(out.get("parsing_error") or "no parsed output")
             log.warning("%s: unparseable answer (try %d): %s", self.node, attempt + 1, error)
+            if _finish_reason(out.get("raw")) == "length":
+                cut_offs += 1
+                if cut_offs > 1:
+                    break
         with self._lock:
             self.usage.fallbacks += 1
         log.warning("%s: falling back after %d tries: %s", self.node, tries, error)
@@ -244,6 +258,39 @@ def _log_prompt(node: str, schema: type[BaseModel], system: str, user: str, raw:
     }
     with _prompt_log_lock, open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(line, default=str) + "\n")
+
+
+# llguidance (llama.cpp's schema engine) lets the model put any whitespace between JSON
+# tokens, and a small model pretty-prints: a newline and indentation before every key. The
+# same answer in compact JSON costs about a third fewer generated tokens.
+COMPACT_JSON = {"x-guidance": {"whitespace_flexible": False}}
+
+
+def compact_json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """``schema``'s JSON schema asking an llguidance engine for JSON without whitespace."""
+    return {**schema.model_json_schema(), **COMPACT_JSON}
+
+
+def _grammar_runnable(model: BaseChatModel, schema: type[BaseModel], grammar: str) -> Any:
+    """``model`` constrained by ``grammar`` (sent as llama.cpp's ``grammar``), its answer
+    parsed into ``schema``: the same ``{raw, parsed, parsing_error}`` as LangChain's
+    ``with_structured_output(..., include_raw=True)``."""
+    extra = dict(getattr(model, "extra_body", None) or {})
+    extra["grammar"] = grammar
+    bound = model.model_copy(update={"extra_body": extra})
+
+    def parse(raw: BaseMessage) -> dict[str, Any]:
+        try:
+            return {"raw": raw, "parsed": schema.model_validate_json(str(raw.content))}
+        except ValidationError as exc:
+            return {"raw": raw, "parsed": None, "parsing_error": exc}
+
+    return bound | RunnableLambda(parse)
+
+
+def _finish_reason(raw: Any) -> str | None:
+    """Why the server stopped generating (``length``: cut at max_tokens)."""
+    return (getattr(raw, "response_metadata", None) or {}).get("finish_reason")
 
 
 def _pinned(model: BaseChatModel, slot: int) -> BaseChatModel:

@@ -301,3 +301,37 @@ def test_an_answer_cut_at_max_tokens_twice_is_not_tried_a_third_time():
         result = node.call(Plan, "sys", "user", fallback=FALLBACK)
     assert not result.ok and result.value == FALLBACK
     assert node.usage.calls == 2
+
+
+def test_a_grammar_server_gets_a_compact_json_grammar_and_answers_parse_to_the_schema():
+    from robomemory.structured import StructuredLLM
+
+    schemas: list[dict] = []
+
+    def grammar_of(schema: dict) -> str:
+        schemas.append(schema)
+        return "GRAMMAR-" + schema["title"]
+
+    with FakeOpenAIServer(responder=lambda name, schema, messages: json.dumps(PLAN)) as srv:
+        model = ChatOpenAI(base_url=srv.base_url, api_key="x", model="m", max_retries=0)
+        out = (
+            StructuredLLM(model, grammar_of=grammar_of)
+            .for_node("planner")
+            .call(Plan, "sys", "user", fallback=FALLBACK)
+        )
+        plain = StructuredLLM(model).for_node("planner").call(Plan, "s", "u", fallback=FALLBACK)
+        sent = srv.requests
+    assert out.ok and isinstance(out.value, Plan) and out.value.steps[0].target == "fridge"
+    assert schemas[0]["x-guidance"] == {"whitespace_flexible": False}
+    assert sent[0]["grammar"] == "GRAMMAR-Plan" and "response_format" not in sent[0]
+    assert plain.ok and "grammar" not in sent[1] and "response_format" in sent[1]
+
+
+def test_a_grammar_answer_cut_at_max_tokens_twice_is_not_tried_a_third_time():
+    from robomemory.structured import StructuredLLM
+
+    with FakeOpenAIServer(responder=lambda name, schema, messages: "x" * 4000) as srv:
+        model = ChatOpenAI(base_url=srv.base_url, api_key="x", model="m", max_tokens=20)
+        llm = StructuredLLM(model, max_retries=4, grammar_of=lambda schema: "G")
+        out = llm.for_node("planner").call(Plan, "s", "u", fallback=FALLBACK)
+        assert not out.ok and len(srv.requests) == 2
