@@ -93,16 +93,18 @@ def by_relevance(
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
     Actions that would undo what is done (``done``: actions that changed the world) and
-    actions to ``avoid`` (e.g. lessons say they hurt before) go last;
-    before them, candidates the goal texts name most, text by text from the most pressing
-    (e.g. the newest note read, then the task) — a named verb first ("dice the red onion"
-    names dice, not slice; "prepare meal" names prepare_meal, not cook), then named
-    arguments; the world's order breaks ties. Ahead of both: when a text names a verb the
-    world does not offer now, acting on what that verb's description (``verbs``: verb ->
-    description) says it needs ("dice: ... needs a held knife" -> ``pick_up(knife)``).
+    actions to ``avoid`` (e.g. lessons say they hurt before) go last; before them, candidates
+    the goal texts name, text by text from the most pressing (e.g. the newest note read, then
+    the task) — a named verb first ("dice the red onion" names dice, not slice; "prepare
+    meal" names prepare_meal, not cook), the first named first (instructions are written in
+    the order they are done), then named arguments; the world's order breaks ties. Ahead of
+    both: when a text names a verb the world does not offer now, acting on what that verb's
+    description (``verbs``: verb -> description) says it needs ("dice: ... needs a held
+    knife" -> ``pick_up(knife)``).
     """
     offered = {a.verb for a in candidates}
     goals = [_words(text) for text in goal_texts]
+    where = [_first_positions(text) for text in goal_texts]
     needs = [_needs(goal, verbs or {}, offered) for goal in goals]
     done_words = [_words(d) for d in done]
     done_set = set(done)
@@ -112,13 +114,27 @@ def by_relevance(
         args = _words(" ".join(action.args))
         acting = action.verb not in INFORMATIONAL
         hits: list[int] = []
-        for goal, need in zip(goals, needs, strict=True):
-            hits += [-len(args & need) if acting else 0, -len(verb & goal), -len(args & goal)]
+        for goal, need, position in zip(goals, needs, where, strict=True):
+            # a verb the text names (all its words), the first-named first: instructions are
+            # written in the order they are done
+            named_at = max(position[w] for w in verb) if verb and verb <= goal else _NOT_NAMED
+            hits += [-len(args & need) if acting else 0, named_at, -len(args & goal)]
         last = _undoes(action, done_set, done_words) or str(action) in avoided
         return (int(last), *hits)
 
     avoided = set(avoid)
     return sorted(candidates, key=key)
+
+
+_NOT_NAMED = 1 << 30
+
+
+def _first_positions(text: str) -> dict[str, int]:
+    """Each word of ``text`` -> the index of its first occurrence."""
+    positions: dict[str, int] = {}
+    for i, word in enumerate(_WORD.findall(text.lower())):
+        positions.setdefault(word, i)
+    return positions
 
 
 def _words(text: str) -> set[str]:

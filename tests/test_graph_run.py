@@ -58,7 +58,9 @@ def test_critic_skips_first_step_and_always_reject_ends_at_max_steps(agent_confi
     proposals: list[str] = []
 
     def reject(messages):
-        proposals.append(message_text(messages).rsplit("Proposed next action:", 1)[1].strip())
+        text = message_text(messages)
+        assert "Last result: step" in text  # the newest result, whole, before the proposal
+        proposals.append(text.rsplit("Proposed next action:", 1)[1].strip())
         return {"approve": False, "reason": "I never like it"}
 
     plan = plan_of(("look", []), ("inventory", []), ("look", []))

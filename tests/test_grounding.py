@@ -163,9 +163,9 @@ def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
     recipe = "Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
     ranked = [str(a) for a in by_relevance(held, [recipe])]
     assert ranked == [
-        "prepare_meal()",  # both words of its verb are named
-        "dice(red onion)",  # its verb is named
-        "cook(chicken breast, oven)",  # only its arguments are
+        "dice(red onion)",  # its verb is named first: directions are done in their order
+        "prepare_meal()",  # named after dicing
+        "cook(chicken breast, oven)",  # only its arguments are named
         "slice(red onion)",
     ]
 
@@ -188,7 +188,7 @@ def test_what_a_named_verb_needs_comes_first_while_that_verb_is_not_offered():
     assert ranked[-1] == "examine(knife)"  # a read is not what dicing needs
     with_knife = [Action(verb="prepare_meal"), Action(verb="dice", args=["red onion"])]
     ranked = [str(a) for a in by_relevance(with_knife, [recipe], verbs=CUTTING)]
-    assert ranked == ["prepare_meal()", "dice(red onion)"]  # offered: the usual order
+    assert ranked == ["dice(red onion)", "prepare_meal()"]  # offered: the recipe's order
 
 
 def test_the_last_change_is_not_offered_again_in_the_same_place():

@@ -27,7 +27,7 @@ def state(steps: list[dict], temporal: list[str], spatial: str, score: int) -> d
     }
 
 
-def test_a_new_step_keeps_what_was_done_in_the_shared_head():
+def test_a_new_step_keeps_the_steps_before_it_in_the_shared_head():
     one = [step(1, "examine(cookbook)", "Ingredients: milk."), step(2, "pick_up(milk)", "Taken.")]
     two = [*one, step(3, "prepare_meal()", "Adding the meal to your inventory.")]
     before = render(memory_events(state(one, ["- read", "- took milk"], "milk in fridge", 1)))
@@ -35,6 +35,11 @@ def test_a_new_step_keeps_what_was_done_in_the_shared_head():
         memory_events(state(two, ["- read", "- took milk", "- made meal"], "I hold meal", 2))
     )
     shared = os.path.commonprefix([before, after])
-    assert "Notes (read):" in shared and "- took milk" in shared
-    assert "Where things are" not in shared and "Score" not in shared  # rewritten: after it
-    assert after.index("What I have done") < after.index("Where things are") < after.index("Score")
+    assert "Notes (read):" in shared and "step 1: examine(cookbook)" in shared
+    # the newest step is not in working memory: the planner's prompt ends with it
+    assert "step 2: pick_up(milk)" not in before and "step 2: pick_up(milk)" in after
+    assert "step 3" not in after
+    # rewritten at any step, so after what only grows
+    assert "Where things are" not in shared and "Score" not in shared
+    assert after.index("step 2:") < after.index("What I have done") < after.index("Score")
+    assert after.index("Where things are") < after.index("Score")

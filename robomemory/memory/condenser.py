@@ -63,7 +63,7 @@ def render_event(event: Event) -> str:
     match event.kind:
         case "task":
             return event.text if event.text.startswith("Task:") else f"Task: {event.text}"
-        case "memory" | "note":
+        case "memory" | "note" | "result":  # a result line names its step itself
             return event.text
         case "summary":
             return f"[Summary] {event.text}"

@@ -49,7 +49,7 @@ def fallback_episode(trajectory: Sequence[StepRecord]) -> str:
     """FALLBACK episodic record when the model cannot summarize: the actions and outcomes
     verbatim (a plain record of what happened, not a summary)."""
     acts = "; ".join(f"{s['action']} {s['outcome']}".strip() for s in trajectory)
-    return f"Actions: {acts[-600:] or 'none'}."
+    return f"Actions: {acts[-(prompts.EPISODE_CHARS - 10) :] or 'none'}."
 
 
 def consolidate(

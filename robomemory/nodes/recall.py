@@ -2,9 +2,9 @@
 
 Working memory is ordered from stable to changing, so the model server's prompt cache reuses
 its head from one step to the next: the task, the long-term lessons and past episodes (fixed
-within a task), notes of what was read, what was done and the recent results (both grow by
-appending), then what is rewritten at any step: where things are, progress (score, done) and,
-last, the current observation.
+within a task), notes of what was read, the results of the steps before the newest (grows by
+appending), then what is rewritten at any step: what was done (temporal memory, compressed
+every N steps), where things are, progress (score, done) and, last, the current observation.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from robomemory.nodes.common import NodeRun, result_line
 from robomemory.state import AgentState, observation_of
 
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
-APPENDED_SECTION = ("temporal", "What I have done")
+TEMPORAL_SECTION = ("temporal", "What I have done")
 CHANGING_SECTION = ("spatial", "Where things are")
-RESULT_CHARS = 300
 OLD_RESULT_CHARS = 100
 
 
@@ -49,11 +48,15 @@ def memory_events(state: AgentState) -> list[Event]:
     notes = state.get("notes") or []
     if notes:
         events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
-    events.append(section(*APPENDED_SECTION))
-    for i, item in enumerate(trajectory):
-        # older answers shortened (what was read in full is in the notes); the newest whole
-        limit = RESULT_CHARS if i == len(trajectory) - 1 else OLD_RESULT_CHARS
-        events.append(Event(kind="result", text=result_line(item, limit), step=item["step"]))
+    # Every step but the newest, shortened (what was read in full is in the notes): a new
+    # step only appends a line here. The newest step's whole result ends the planner's and the
+    # critic's prompts ("Last result"), where a small model attends most.
+    if len(trajectory) > 1:
+        events.append(Event(kind="note", text="Steps:"))
+    for item in trajectory[:-1]:
+        text = result_line(item, OLD_RESULT_CHARS)
+        events.append(Event(kind="result", text=text, step=item["step"]))
+    events.append(section(*TEMPORAL_SECTION))
     events.append(section(*CHANGING_SECTION))
     progress = progress_line(state)
     if progress:

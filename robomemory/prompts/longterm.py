@@ -85,10 +85,15 @@ def lesson_actions(text: str) -> tuple[list[str], list[str]]:
     return helped, hurt
 
 
+EPISODE_CHARS = 360  # recalled into every planner prompt of later tasks: kept short
+
+
 class EpisodeRecord(BaseModel):
     """The episodic memory item of one task attempt."""
 
-    summary: str = Field(max_length=600, description="Task, key actions and feedback, outcome.")
+    summary: str = Field(
+        max_length=EPISODE_CHARS, description="Task, key actions and feedback, outcome."
+    )
 
 
 class MemoryDecision(BaseModel):

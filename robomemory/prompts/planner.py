@@ -146,10 +146,18 @@ class CriticVerdict(BaseModel):
     reason: str = Field(description="one short sentence", max_length=160)
 
 
-def critic_user(context: str, action: str, plan: list[str], candidates: list[Action]) -> str:
+def critic_user(
+    context: str,
+    action: str,
+    plan: list[str],
+    candidates: list[Action],
+    last_result: str | None = None,
+) -> str:
     """Working memory first (shared prefix with the planner's prompt), then the choice."""
     parts = [context]
     if candidates:
         parts.append(f"Actions possible now:\n{numbered(candidates)}")
+    if last_result:
+        parts.append(f"Last result: {last_result}")
     parts.append(f"Plan: {' -> '.join(plan)}\nProposed next action: {action}")
     return "\n\n".join(parts)
