@@ -81,6 +81,10 @@ def test_run_killed_then_resumed_in_a_new_process(tmp_path):
     assert [t["step"] for t in trace["trajectory"]] == list(range(1, trace["steps"] + 1))
     assert trace["usage"]["consolidate"]["runs"] == 1
     assert "model calls" in out and "trace:" in out
+    # the game is its own world: its map is kept apart from the robot's other maps
+    assert [p.name for p in (data / "memory" / "spatial").glob("*.sqlite3")] == [
+        "spatial_default__cooking_1room.sqlite3"
+    ]
 
 
 def test_resume_needs_a_thread(tmp_path):

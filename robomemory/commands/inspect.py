@@ -27,6 +27,7 @@ from robomemory.models import make_embedder
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robot", required=True, help="robot id whose memories to show")
+    parser.add_argument("--world", default=None, help="whose spatial map (a site, a game)")
     parser.add_argument("--data", type=Path, default=None, help="memory data directory")
     parser.add_argument("--qdrant-url", default=None, help="Qdrant server (else the local shards)")
     parser.add_argument("--history", type=int, default=50, help="newest change rows shown")
@@ -147,7 +148,7 @@ def history_table(rows: list[dict]) -> Table:
 
 def main(args: argparse.Namespace) -> int:
     cfg = MemoryConfig(data_dir=args.data) if args.data else MemoryConfig()
-    handles = MemoryHandles.for_robot(args.robot, "")
+    handles = MemoryHandles.for_robot(args.robot, "", args.world)
     console = Console()
     if args.qdrant_url is None and not Path(cfg.data_dir).is_dir():
         console.print(f"[red]no memories under {cfg.data_dir} (give --data DIR)[/red]")

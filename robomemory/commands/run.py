@@ -29,6 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--task", help="the task (robot: required; a world: overrides its objective)")
     p.add_argument("--max-steps", type=int, default=30)
     p.add_argument("--robot-id", default="default", help="whose long-term memory to use")
+    p.add_argument(
+        "--world",
+        help="whose spatial map to keep: a site's name (default: the game's name, or the "
+        "robot's single map)",
+    )
     p.add_argument("--data", type=Path, help="memory + checkpoint folder (~/.robomemory)")
     p.add_argument("--thread", help="thread id (checkpoint key); printed at start")
     p.add_argument(
@@ -98,7 +103,18 @@ def quiet_loaders() -> None:
     hf_logging.disable_progress_bar()
 
 
-def build_with_phases(console: Console, cfg: AgentConfig, executor, checkpointer):
+def world_of(args: argparse.Namespace) -> str | None:
+    """The world whose spatial map the run keeps: ``--world``, else a game's name."""
+    if args.world:
+        return args.world
+    if args.env == "textworld" and args.game:
+        return Path(args.game).stem
+    return None
+
+
+def build_with_phases(
+    console: Console, cfg: AgentConfig, executor, checkpointer, world: str | None = None
+):
     """Build the agent one visible phase at a time: model file, model start, embedder, memory."""
     with phase(console, "loading libraries"):  # imported in the phase: the console shows it
         from robomemory.graphs.agent import build_agent
@@ -116,7 +132,7 @@ def build_with_phases(console: Console, cfg: AgentConfig, executor, checkpointer
     with phase(console, "loading the embedder"):
         embedder = make_embedder(cfg.model)
     with phase(console, f"opening memory of robot {cfg.robot_id}"):
-        memory = MemorySystem.open(cfg.memory, embedder, cfg.robot_id)
+        memory = MemorySystem.open(cfg.memory, embedder, cfg.robot_id, world)
     return build_agent(
         cfg, executor, llm=llm, embedder=embedder, memory=memory, checkpointer=checkpointer
     )
@@ -160,7 +176,7 @@ def main(args: argparse.Namespace) -> int:
         f"max steps {cfg.max_steps}  memory {cfg.memory.data_dir}"
     )
     try:
-        agent = build_with_phases(console, cfg, executor, checkpointer)
+        agent = build_with_phases(console, cfg, executor, checkpointer, world_of(args))
     except KeyboardInterrupt:
         executor.close()
         console.print("[yellow]interrupted before the run started[/yellow]")

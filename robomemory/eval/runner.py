@@ -5,7 +5,8 @@
 - A RoboMemory episode interrupted mid-way resumes from its LangGraph checkpoint
   (``OUT/checkpoints.sqlite``, thread id = the episode key) instead of starting over.
 - Lifelong protocol: attempt 2 replays the same tasks with the same ``robot_id`` and memory
-  folder, so long-term (and spatial) memory carries over; temporal memory starts fresh per task.
+  folder, so long-term memory carries over, and each task's spatial map (one per task: every
+  game is its own world) too; temporal memory starts fresh per task.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ class SuiteRunner:
             oracle = oracle_steps(spec, executor)
             cfg.max_steps = step_limit(cfg.max_steps, oracle)
             record.oracle_steps, record.max_steps = oracle, cfg.max_steps
-            runner = self._build(agent, cfg, executor)
+            runner = self._build(agent, cfg, executor, spec.id)
             result = self._play(runner, key, on_event)
         except EPISODE_ERRORS as exc:
             log.exception("episode %s failed", key)
@@ -231,16 +232,16 @@ class SuiteRunner:
         )
 
     def _build(
-        self, agent: str, cfg: AgentConfig, executor: Executor
+        self, agent: str, cfg: AgentConfig, executor: Executor, world: str
     ) -> RoboMemoryAgent | BaselineAgent:
         llm = self._llm(cfg)
         if agent != "robomemory":
             return BaselineAgent(agent, cfg, executor, llm)  # type: ignore[arg-type]
         if self._checkpointer is None:
             self._checkpointer = sqlite_checkpointer(self.out / "checkpoints.sqlite")
-        return build_agent(
-            cfg, executor, llm=llm, memory=self._memory(agent, cfg), checkpointer=self._checkpointer
-        )
+        memory = self._memory(agent, cfg)
+        memory.use_world(world)  # each task is its own world: its own map, the same lessons
+        return build_agent(cfg, executor, llm=llm, memory=memory, checkpointer=self._checkpointer)
 
     @staticmethod
     def _play(

@@ -17,15 +17,22 @@ class MemoryHandles(BaseModel):
     episodic_collection: str
 
     @classmethod
-    def for_robot(cls, robot_id: str, episode_id: str) -> MemoryHandles:
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in robot_id)
+    def for_robot(cls, robot_id: str, episode_id: str, world: str | None = None) -> MemoryHandles:
+        """Handles of ``robot_id``'s memories; the spatial map is the one of ``world`` (a
+        site, a game) when given, else the robot's single map."""
+        safe = _safe(robot_id)
+        graph = f"spatial_{safe}__{_safe(world)}" if world else f"spatial_{safe}"
         return cls(
             robot_id=robot_id,
             episode_id=episode_id,
-            spatial_graph_id=f"spatial_{safe}",
+            spatial_graph_id=graph,
             semantic_collection=f"semantic_{safe}",
             episodic_collection=f"episodic_{safe}",
         )
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
 class Triple(BaseModel):

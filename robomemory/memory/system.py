@@ -57,14 +57,18 @@ class MemorySystem:
         self.episodes = episodes or EpisodeLog(Path(cfg.data_dir) / "episodes.sqlite3")
         self._stores = list(stores or [])
         self._graph_store = graph_store
+        self.world: str | None = None
         self._closed = False
 
     @classmethod
-    def open(cls, cfg: MemoryConfig, embedder: Embeddings, robot_id: str) -> MemorySystem:
-        """Open (creating if needed) the memories of ``robot_id`` under ``cfg.data_dir``."""
+    def open(
+        cls, cfg: MemoryConfig, embedder: Embeddings, robot_id: str, world: str | None = None
+    ) -> MemorySystem:
+        """Open (creating if needed) the memories of ``robot_id`` under ``cfg.data_dir``, with
+        the spatial map of ``world`` (see :meth:`use_world`)."""
         data_dir = Path(cfg.data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
-        handles = MemoryHandles.for_robot(robot_id, "")
+        handles = MemoryHandles.for_robot(robot_id, "", world)
         history = MemoryHistory(data_dir / "history.sqlite3")
         embedder = CachedEmbeddings(embedder)
         lt = cfg.longterm
@@ -94,7 +98,7 @@ class MemorySystem:
                 history.close()
                 raise
             spatial = SpatialMemory(cfg.spatial, graph_store, embedder)
-        return cls(
+        system = cls(
             cfg,
             robot_id,
             TemporalMemory(cfg.temporal),
@@ -105,10 +109,27 @@ class MemorySystem:
             stores=stores,
             graph_store=graph_store,
         )
+        system.world = world
+        return system
+
+    def use_world(self, world: str | None) -> None:
+        """Keep the spatial map of ``world`` (a site, a game) from now on: a robot that works
+        in several places has a map of each, while its temporal, semantic and episodic
+        memories stay one. None: the robot's single map. Call it between episodes."""
+        if world == self.world:
+            return
+        if self.spatial is not None:
+            graph_id = MemoryHandles.for_robot(self.robot_id, "", world).spatial_graph_id
+            store = open_graph_store(self.cfg.spatial, Path(self.cfg.data_dir), graph_id)
+            if self._graph_store is not None:
+                self._graph_store.close()
+            self._graph_store = store
+            self.spatial = SpatialMemory(self.cfg.spatial, store, self.spatial.embedder)
+        self.world = world
 
     def handles(self, episode_id: str) -> MemoryHandles:
         """Serializable handles of this robot's memories for one episode."""
-        return MemoryHandles.for_robot(self.robot_id, episode_id)
+        return MemoryHandles.for_robot(self.robot_id, episode_id, self.world)
 
     def longterm(self) -> list[LongTermMemory]:
         """The long-term modules that are switched on."""

@@ -1,0 +1,52 @@
+"""A robot that works in several worlds (sites, games) keeps a spatial map of each; its
+long-term memories stay one."""
+
+from __future__ import annotations
+
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from robomemory.config import MemoryConfig
+from robomemory.memory.base import MemoryHandles, Triple
+from robomemory.memory.spatial_algorithm import GraphChange
+from robomemory.memory.system import MemorySystem
+
+DIM = 32
+
+
+def place(system: MemorySystem, key: str, thing: str, holder: str) -> None:
+    emb = DeterministicFakeEmbedding(size=DIM)
+    vertices = {n: emb.embed_query(n) for n in (thing, holder)}
+    add = [Triple(subject=thing, relation="in", object=holder)]
+    system.spatial.store.apply(
+        GraphChange(key=key, step=1, episode_id=key, vertices=vertices, add=add)
+    )
+
+
+def texts(system: MemorySystem) -> set[str]:
+    return {t.text() for t in system.spatial.triples()}
+
+
+def test_each_world_has_its_own_map_and_the_robot_one_set_of_lessons(tmp_path):
+    cfg = MemoryConfig(data_dir=tmp_path)
+    with MemorySystem.open(cfg, DeterministicFakeEmbedding(size=DIM), "bot") as system:
+        semantic = system.semantic
+        system.use_world("house_a")
+        place(system, "a1", "milk", "fridge")
+        system.use_world("house_b")
+        assert texts(system) == set()  # house B's kitchen is not house A's
+        place(system, "b1", "milk", "cupboard")
+        assert system.handles("ep").spatial_graph_id == "spatial_bot__house_b"
+        system.use_world("house_a")
+        assert texts(system) == {"milk in fridge"}
+        assert system.semantic is semantic  # lessons are the robot's, in every world
+    with MemorySystem.open(cfg, DeterministicFakeEmbedding(size=DIM), "bot") as system:
+        assert texts(system) == set()  # the robot's own single map is a third one
+        system.use_world("house_b")
+        assert texts(system) == {"milk in cupboard"}  # kept on disk
+
+
+def test_handles_name_the_world_map_only_when_there_is_a_world():
+    assert MemoryHandles.for_robot("bot", "e").spatial_graph_id == "spatial_bot"
+    assert MemoryHandles.for_robot("bot", "e", "tw/1 room").spatial_graph_id == (
+        "spatial_bot__tw_1_room"
+    )
