@@ -25,7 +25,8 @@ def spent_actions(trajectory: Sequence[TrajectoryStep], place: str | None) -> se
     A step record has ``action``, ``verb``, ``outcome`` and optionally ``changed`` (did the
     world's state change) and ``place`` (where the robot was). Rules:
     - since the world last changed: failed actions, and actions that changed nothing here;
-    - over the whole episode: reads (examine, ...) that changed nothing here (same answer).
+    - over the whole episode: reads (examine, ...) that changed nothing here (same answer);
+    - ``look()`` right after arriving: what the robot observed on arrival is the room.
     Without ``changed`` a succeeded action counts as having changed the world.
     """
     last_change = max(
@@ -44,6 +45,10 @@ def spent_actions(trajectory: Sequence[TrajectoryStep], place: str | None) -> se
             spent.add(str(item["action"]))
         elif no_effect and here and _reads(item):
             spent.add(str(item["action"]))
+    if trajectory and place is not None:
+        last = trajectory[-1]
+        if last.get("place") not in (None, place) and str(last["outcome"]) not in FAILED:
+            spent.add(LOOK)
     return spent
 
 
@@ -66,6 +71,7 @@ def _reads(item: TrajectoryStep) -> bool:
 
 
 READ_VERBS = frozenset({"examine", "read", "look_at"})
+LOOK = "look()"  # describes the room the robot is in
 
 
 def fresh_candidates(

@@ -228,3 +228,12 @@ def test_a_cut_list_keeps_every_kind_of_action_and_the_best_ranked():
         "task_complete()",
     ]
     assert cut_per_verb(ordered, 50) == ordered
+
+
+def test_looking_around_is_not_offered_right_after_arriving():
+    moved = [step(1, "go(east)", changed=True, place="corridor")]
+    assert "look()" in spent_actions(moved, "kitchen")  # arriving showed the kitchen
+    stayed = [*moved, step(2, "pick_up(milk)", changed=True, place="kitchen")]
+    assert "look()" not in spent_actions(stayed, "kitchen")
+    failed = [step(1, "go(east)", "failed", place="corridor")]
+    assert "look()" not in spent_actions(failed, "corridor")
