@@ -110,21 +110,20 @@ def by_relevance(
     """
     offered = {a.verb for a in candidates}
     goals = [_words(text) for text in goal_texts]
-    where = [_first_positions(text) for text in goal_texts]
+    texts = [_word_list(text) for text in goal_texts]
     needs = [_needs(goal, verbs or {}, offered) for goal in goals]
     done_words = [_words(d) for d in done]
     done_set = set(done)
 
     def key(action: Action) -> tuple[int, ...]:
-        verb = _words(action.verb)
+        verb = _word_list(action.verb)
         args = _words(" ".join(action.args))
         acting = action.verb not in INFORMATIONAL
         hits: list[int] = []
-        for goal, need, position in zip(goals, needs, where, strict=True):
-            # a verb the text names (all its words), the first-named first: instructions are
-            # written in the order they are done
-            named_at = max(position[w] for w in verb) if verb and verb <= goal else _NOT_NAMED
-            hits += [-len(args & need) if acting else 0, named_at, -len(args & goal)]
+        for goal, need, text in zip(goals, needs, texts, strict=True):
+            # a verb the text names, the first-named first: instructions are written in the
+            # order they are done
+            hits += [-len(args & need) if acting else 0, _named_at(verb, text), -len(args & goal)]
         last = _undoes(action, done_set, done_words) or str(action) in avoided
         return (int(last), *hits)
 
@@ -135,12 +134,18 @@ def by_relevance(
 _NOT_NAMED = 1 << 30
 
 
-def _first_positions(text: str) -> dict[str, int]:
-    """Each word of ``text`` -> the index of its first occurrence."""
-    positions: dict[str, int] = {}
-    for i, word in enumerate(_WORD.findall(text.lower())):
-        positions.setdefault(word, i)
-    return positions
+def _word_list(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _FILLER]
+
+
+def _named_at(verb: list[str], text: list[str]) -> int:
+    """Where ``text`` first names ``verb``: its words one after another ("prepare meal" names
+    prepare_meal; "prepare this tasty meal" does not)."""
+    n = len(verb)
+    for i in range(len(text) - n + 1) if n else ():
+        if text[i : i + n] == verb:
+            return i
+    return _NOT_NAMED
 
 
 def _words(text: str) -> set[str]:

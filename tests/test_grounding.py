@@ -160,7 +160,10 @@ def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
         Action(verb="dice", args=["red onion"]),
         Action(verb="prepare_meal"),
     ]
-    recipe = "Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
+    recipe = (
+        "Gather all following ingredients and follow the directions to prepare this tasty meal."
+        " Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
+    )
     ranked = [str(a) for a in by_relevance(held, [recipe])]
     assert ranked == [
         "dice(red onion)",  # its verb is named first: directions are done in their order
