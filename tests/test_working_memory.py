@@ -43,3 +43,13 @@ def test_a_new_step_keeps_the_steps_before_it_in_the_shared_head():
     assert "Where things are" not in shared and "Score" not in shared
     assert after.index("step 2:") < after.index("What I have done") < after.index("Score")
     assert after.index("Where things are") < after.index("Score")
+
+
+def test_the_newest_result_is_given_whole_the_older_ones_short():
+    from robomemory.nodes.common import last_result_line
+
+    room = "-= Kitchen =- You see a fridge. " + "It is a fine room. " * 20 + "A cookbook is here."
+    steps = [step(1, "go(east)", room), step(2, "go(west)", room)]
+    text = render(memory_events(state(steps, [], "", 0)))
+    assert "step 1: go(east)" in text and "A cookbook is here." not in text
+    assert last_result_line(state(steps, [], "", 0)).endswith("A cookbook is here.")

@@ -40,6 +40,17 @@ def last_action_text(state: AgentState) -> str | None:
     return f"{result.action} -> {result.outcome.value}: {result.message}".strip()
 
 
+# The newest result ends the planner's and the critic's prompts whole: it is what the robot
+# sees now (cut at 300 characters, a room's description lost the cookbook on its table).
+LAST_RESULT_CHARS = 1200
+
+
+def last_result_line(state: AgentState) -> str | None:
+    """The newest step and the world's whole answer, or None before the first step."""
+    trajectory = state.get("trajectory") or []
+    return result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None
+
+
 def result_line(item: TrajectoryStep, limit: int = 300) -> str:
     """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
     message = " ".join(str(item["message"]).split())[:limit]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.nodes.common import NodeRun, current_candidates, result_line
+from robomemory.nodes.common import NodeRun, current_candidates, last_result_line
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
 from robomemory.state import AgentState, current_plan, observation_of
 
@@ -23,13 +23,12 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         return run.finish(
             {"verdict": verdict.model_dump(), "candidates": [str(a) for a in candidates]}
         )
-    trajectory = state.get("trajectory") or []
     user = critic_user(
         state.get("working_memory") or f"Task: {state['task']}",
         str(action),
         [str(a) for a in plan[state["plan_index"] :]],
         candidates,
-        result_line(trajectory[-1]) if trajectory else None,
+        last_result_line(state),
     )
     # Fallback approves: a critic that cannot answer must not stall the agent.
     fallback = CriticVerdict(approve=True, reason="critic unavailable")

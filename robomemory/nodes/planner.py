@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE, Action
-from robomemory.nodes.common import NodeRun, current_candidates, result_line
+from robomemory.nodes.common import NodeRun, current_candidates, last_result_line
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
 from robomemory.state import AgentState, approves, observation_of
 
@@ -22,8 +22,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     schema = make_plan_model(space, run.ctx.config.max_plan_len, candidates)
     verdict = state.get("verdict")
     critique = None if approves(verdict) else (verdict or {}).get("reason")
-    trajectory = state.get("trajectory") or []
-    last = result_line(trajectory[-1]) if trajectory else None
+    last = last_result_line(state)
     context = state.get("working_memory") or f"Task: {state['task']}"
     user = planner_user(context, candidates, critique, last, space.all_targets())
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
