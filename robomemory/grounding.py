@@ -95,6 +95,7 @@ def by_relevance(
     done: Sequence[str] = (),
     verbs: Mapping[str, str] | None = None,
     avoid: Collection[str] = (),
+    prefer: Collection[str] = (),
 ) -> list[Action]:
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
@@ -106,7 +107,9 @@ def by_relevance(
     the order they are done), then named arguments; the world's order breaks ties. Ahead of
     both: when a text names a verb the world does not offer now, acting on what that verb's
     description (``verbs``: verb -> description) says it needs ("dice: ... needs a held
-    knife" -> ``pick_up(knife)``).
+    knife" -> ``pick_up(knife)``). Actions to ``prefer`` (lessons say they helped before)
+    break the ties that are left, each one itself (not its verb: "examine(cookbook) helped"
+    does not promote every examine).
     """
     offered = {a.verb for a in candidates}
     goals = [_words(text) for text in goal_texts]
@@ -125,9 +128,9 @@ def by_relevance(
             # order they are done
             hits += [-len(args & need) if acting else 0, _named_at(verb, text), -len(args & goal)]
         last = _undoes(action, done_set, done_words) or str(action) in avoided
-        return (int(last), *hits)
+        return (int(last), *hits, int(str(action) not in preferred))
 
-    avoided = set(avoid)
+    avoided, preferred = set(avoid), set(prefer)
     return sorted(candidates, key=key)
 
 
@@ -243,15 +246,16 @@ def offered_candidates(
     :func:`by_relevance` against the notes (newest first), a read of a thing the task names
     first while nothing is read yet (``verbs``: verb -> description, for what a named verb
     needs). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the
-    notes, what helped before names what to do; what hurt goes last. With ``limit``, cut to
+    notes, what helped before comes first among ties; what hurt goes last. With ``limit``, cut to
     that many by :func:`cut_per_verb` (the ranking puts undoing and unrelated actions last).
     The planner, the critic and the baselines all see this list."""
     fresh = fresh_candidates(candidates, trajectory, place)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     helped, hurt = lessons
-    goals = [*bodies, " ".join(helped)] if helped else bodies
     # an action lessons disagree on (helped once, hurt another time) is left where it is
-    ranked = by_relevance(fresh, goals, done, verbs, avoid=set(hurt) - set(helped))
+    ranked = by_relevance(
+        fresh, bodies, done, verbs, avoid=set(hurt) - set(helped), prefer=set(helped)
+    )
     # The task may point at what to read ("check the cookbook"); what to do with things comes
     # from what was read, so the task promotes only a read.
     reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]

@@ -62,6 +62,15 @@ def test_recalled_lessons_rank_what_hurt_last_and_what_helped_first_among_ties()
     ]
 
 
+def test_a_lesson_promotes_its_own_action_not_its_verb():
+    candidates = acts("eat(meal)", "examine(chicken leg)", "examine(meal)")
+    note = "examine(cookbook): Ingredients: milk Directions: prepare meal"
+    taught = offered_candidates(
+        candidates, [], "kitchen", notes=[note], lessons=(["examine(cookbook)"], [])
+    )
+    assert [str(a) for a in taught][0] == "eat(meal)"  # not every examine
+
+
 def test_an_action_lesson_is_weighed_only_against_lessons_about_the_same_action():
     from robomemory.memory.mem0 import Existing, comparable
 
