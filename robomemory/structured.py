@@ -195,10 +195,9 @@ class NodeLLM:
                 error = f"{type(exc).__name__}: {exc}"[:500]
                 self._meter(time.perf_counter() - started, None, _usage_of(exc))
                 log.warning("%s: model call failed (try %d): %s", self.node, attempt + 1, error)
-                if isinstance(exc, openai.LengthFinishReasonError):
-                    cut_offs += 1
-                    if cut_offs > 1:  # a runaway answer twice: a third try costs as much again
-                        break
+                cut_offs += isinstance(exc, openai.LengthFinishReasonError)
+                if cut_offs > 1:  # a runaway answer twice: a third try costs as much again
+                    break
                 continue
             self._meter(time.perf_counter() - started, out.get("raw"))
             _log_prompt(self.node, schema, system, user, out.get("raw"))
@@ -213,10 +212,9 @@ class NodeLLM:
             else:
                 error = str(out.get("parsing_error") or "no parsed output")
             log.warning("%s: unparseable answer (try %d): %s", self.node, attempt + 1, error)
-            if _finish_reason(out.get("raw")) == "length":
-                cut_offs += 1
-                if cut_offs > 1:
-                    break
+            cut_offs += _finish_reason(out.get("raw")) == "length"  # cut, as the error above
+            if cut_offs > 1:
+                break
         with self._lock:
             self.usage.fallbacks += 1
         log.warning("%s: falling back after %d tries: %s", self.node, tries, error)
