@@ -260,12 +260,18 @@ def _log_prompt(node: str, schema: type[BaseModel], system: str, user: str, raw:
 
 # llguidance (llama.cpp's schema engine) lets the model put any whitespace between JSON
 # tokens, and a small model pretty-prints: a newline and indentation before every key. The
-# same answer in compact JSON costs about a third fewer generated tokens.
-COMPACT_JSON = {"x-guidance": {"whitespace_flexible": False}}
+# same answer on one line costs about a third fewer generated tokens. The separators keep
+# their space (`{"next": "go(north)"}`): forced to `":"`, the model is pushed off the
+# tokens it would write, and a merged token such as `"go` wins a choice the model does not
+# prefer (measured: go(north) over examine(cookbook), whose first token had 2.1x the
+# probability).
+COMPACT_JSON = {
+    "x-guidance": {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}
+}
 
 
 def compact_json_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    """``schema``'s JSON schema asking an llguidance engine for JSON without whitespace."""
+    """``schema``'s JSON schema asking an llguidance engine for one-line JSON."""
     return {**schema.model_json_schema(), **COMPACT_JSON}
 
 

@@ -322,7 +322,11 @@ def test_a_grammar_server_gets_a_compact_json_grammar_and_answers_parse_to_the_s
         plain = StructuredLLM(model).for_node("planner").call(Plan, "s", "u", fallback=FALLBACK)
         sent = srv.requests
     assert out.ok and isinstance(out.value, Plan) and out.value.steps[0].target == "fridge"
-    assert schemas[0]["x-guidance"] == {"whitespace_flexible": False}
+    assert schemas[0]["x-guidance"] == {
+        "whitespace_flexible": False,
+        "key_separator": ": ",
+        "item_separator": ", ",
+    }
     assert sent[0]["grammar"] == "GRAMMAR-Plan" and "response_format" not in sent[0]
     assert plain.ok and "grammar" not in sent[1] and "response_format" in sent[1]
 
