@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -175,4 +175,23 @@ class Replayable(Protocol):
 
     def replay(self, actions: Sequence[Action]) -> list[ActionResult]:
         """Run ``actions`` again from a fresh reset; return their results."""
+        ...
+
+
+class Route(NamedTuple):
+    """A way between two rooms: going ``direction`` from ``src`` leads to ``dst``."""
+
+    src: str
+    direction: str
+    dst: str
+
+
+@runtime_checkable
+class RouteLearner(Protocol):
+    """An executor whose navigation can use routes remembered from earlier tasks in the same
+    world (as a robot is given the ways between rooms its memory knows)."""
+
+    def learn_routes(self, routes: Sequence[Route]) -> int:
+        """Add ``routes`` to what navigation knows for this episode; return how many were
+        usable (both ends rooms of this world)."""
         ...

@@ -71,6 +71,8 @@ def _reads(item: TrajectoryStep) -> bool:
 
 
 READ_VERBS = frozenset({"examine", "read", "look_at"})
+# Verbs that take the robot to a named place (its navigation finds the way).
+ROUTE_VERBS = frozenset({"navigate_to"})
 LOOK = "look()"  # describes the room the robot is in
 
 
@@ -244,11 +246,12 @@ def offered_candidates(
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), ranked by
     :func:`by_relevance` against the notes (newest first), a read of a thing the task names
-    first while nothing is read yet (``verbs``: verb -> description, for what a named verb
-    needs). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the
-    notes, what helped before comes first among ties; what hurt goes last. With ``limit``, cut to
-    that many by :func:`cut_per_verb` (the ranking puts undoing and unrelated actions last).
-    The planner, the critic and the baselines all see this list."""
+    and a way to a place it names first while nothing is read yet (``verbs``: verb ->
+    description, for what a named verb needs). ``lessons`` = (helped, hurt) actions that
+    long-term memory recalls: after the notes, what helped before comes first among ties;
+    what hurt goes last. With ``limit``, cut to that many by :func:`cut_per_verb` (the
+    ranking puts undoing and unrelated actions last). The planner, the critic and the
+    baselines all see this list."""
     fresh = fresh_candidates(candidates, trajectory, place)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     helped, hurt = lessons
@@ -256,10 +259,12 @@ def offered_candidates(
     ranked = by_relevance(
         fresh, bodies, done, verbs, avoid=set(hurt) - set(helped), prefer=set(helped)
     )
-    # The task may point at what to read ("check the cookbook"); what to do with things comes
-    # from what was read, so the task promotes only a read.
+    # The task may point at what to read and where ("check the cookbook in the kitchen"); what
+    # to do with things comes from what was read, so until something is read the task promotes
+    # only a read and a way to a place it names.
     reads = [a for a in ranked if a.verb in READ_VERBS and named_by(a, task)]
-    promoted = reads[:1] if not notes else []
+    ways = [a for a in ranked if a.verb in ROUTE_VERBS and named_by(a, task)]
+    promoted = reads[:1] + ways[:1] if not notes else []
     ordered = promoted + [a for a in ranked if a not in promoted]
     return ordered if limit is None else cut_per_verb(ordered, limit)
 

@@ -78,6 +78,7 @@ class AgentState(TypedDict, total=False):
     end_reason: str
     score: float | None
     max_score: float | None
+    routes_recalled: int  # ways between places the spatial map gave navigation at the start
     usage: Annotated[dict[str, dict], sum_usage]
     consolidation: dict
 

@@ -214,6 +214,27 @@ def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
     assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first
 
 
+def test_until_something_is_read_the_way_to_the_place_the_task_names_comes_first():
+    from robomemory.grounding import offered_candidates
+
+    task = "Check the cookbook in the kitchen for the recipe."
+    here = [
+        Action(verb="examine", args=["toilet"]),
+        Action(verb="go", args=["north"]),
+        Action(verb="navigate_to", args=["corridor"]),
+        Action(verb="navigate_to", args=["kitchen"]),
+        Action(verb="task_complete"),
+    ]
+    shown = [str(a) for a in offered_candidates(here, [], "bathroom", task=task)]
+    assert shown[0] == "navigate_to(kitchen)"
+    there = [Action(verb="examine", args=["cookbook"]), *here[:3], Action(verb="task_complete")]
+    shown = [str(a) for a in offered_candidates(there, [], "kitchen", task=task)]
+    assert shown[0] == "examine(cookbook)"  # a read the task names, first where it can be done
+    read = ["examine(cookbook): Recipe #1 Ingredients: milk Directions: prepare meal"]
+    after = [str(a) for a in offered_candidates(here, [], "bathroom", task=task, notes=read)]
+    assert after[0] != "navigate_to(kitchen)"  # once read, what was read leads
+
+
 def test_a_cut_list_keeps_every_kind_of_action_and_the_best_ranked():
     from robomemory.grounding import cut_per_verb
 

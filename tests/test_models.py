@@ -339,3 +339,24 @@ def test_a_grammar_answer_cut_at_max_tokens_twice_is_not_tried_a_third_time():
         llm = StructuredLLM(model, max_retries=4, grammar_of=lambda schema: "G")
         out = llm.for_node("planner").call(Plan, "s", "u", fallback=FALLBACK)
         assert not out.ok and len(srv.requests) == 2
+
+
+def test_the_grammar_schema_closes_every_object_to_its_own_fields():
+    from robomemory.prompts.spatial import ResolverDecision, resolver_model
+    from robomemory.structured import compact_json_schema
+
+    def objects(node):
+        if isinstance(node, dict):
+            if "properties" in node:
+                yield node
+            for value in node.values():
+                yield from objects(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from objects(value)
+
+    for schema in (ResolverDecision, resolver_model((1, 2), ("milk", "fridge"))):
+        found = list(objects(compact_json_schema(schema)))
+        assert len(found) >= 3  # the decision, a modify, a relation
+        assert all(o["additionalProperties"] is False for o in found)
+    assert ResolverDecision.model_json_schema().get("additionalProperties") is None  # a copy

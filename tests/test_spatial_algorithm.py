@@ -267,3 +267,47 @@ def test_the_robots_place_and_holdings_follow_perception(script, llm):
     put_down = SceneGrounding(names=["cup", "table"], place="kitchen", holding=[])
     mem.update("obs", [], step=2, episode_id="ep", llm=llm, grounding=put_down)
     assert valid(mem) == {"I at kitchen"}
+
+
+def test_a_move_in_a_compass_direction_becomes_a_way_between_places(script, llm):
+    """Walking east from the hall into the kitchen proves 'kitchen east_of hall'; the map's
+    routes give it back as the way there. A move by name (navigate_to) proves no direction."""
+    from robomemory.core import Route
+    from robomemory.memory.base import SceneGrounding
+
+    mem = make_memory()
+    east = SceneGrounding(place="kitchen", arrived_by=("hall", "east"))
+    mem.update("obs", [], step=1, episode_id="ep", llm=llm, grounding=east)
+    north = SceneGrounding(place="pantry", arrived_by=("kitchen", "north"))
+    mem.update("obs", [], step=2, episode_id="ep", llm=llm, grounding=north)
+    by_name = SceneGrounding(place="hall", arrived_by=("pantry", "hall"))
+    mem.update("obs", [], step=3, episode_id="ep", llm=llm, grounding=by_name)
+    assert valid(mem) == {"I at hall", "kitchen east_of hall", "pantry north_of kitchen"}
+    assert mem.routes() == [Route("hall", "east", "kitchen"), Route("kitchen", "north", "pantry")]
+
+
+def test_move_facts_and_routes_are_pure_inverses():
+    from robomemory.core import Route
+    from robomemory.memory.base import Triple
+    from robomemory.memory.spatial_algorithm import move_fact, routes_of
+
+    fact = move_fact("Living Room", " East ", "the kitchen")
+    assert fact is not None and fact.text() == "kitchen east_of living room"
+    assert move_fact("hall", "up", "attic") is None
+    gone = Triple(subject="attic", relation="north_of", object="hall", invalidated_at_step=3)
+    near = Triple(subject="cup", relation="near", object="hall")
+    assert routes_of([fact, fact, gone, near]) == [Route("living room", "east", "kitchen")]
+
+
+def test_the_spatial_branch_sees_a_move_only_when_the_robot_changed_place():
+    from robomemory.nodes.memory_branches import _arrived_by
+
+    def state(outcome="succeeded", args=("east",), place="hall"):
+        item = {"outcome": outcome, "args": list(args), "place": place}
+        return {"trajectory": [item]}
+
+    assert _arrived_by(state(), "kitchen") == ("hall", "east")
+    assert _arrived_by(state(), "hall") is None  # did not move
+    assert _arrived_by(state(outcome="failed"), "kitchen") is None
+    assert _arrived_by(state(args=("milk", "fridge")), "kitchen") is None
+    assert _arrived_by({"trajectory": []}, "kitchen") is None

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from robomemory.core import Action, Executor, Outcome
+from robomemory.core import Action, Executor, Outcome, Route, RouteLearner
 from robomemory.executors.envs.textworld import (
     TextWorldExecutor,
     bundled_game,
@@ -105,6 +105,36 @@ def test_a_walked_exit_is_offered_as_navigate_to_its_room(six_rooms: TextWorldEx
     assert "go(west)" not in texts and "navigate_to(bathroom)" in texts  # the way back
     assert "go(east)" in texts and "go(north)" in texts  # unexplored exits stay moves
     assert six_rooms.execute(act("navigate_to", "bathroom")).ok
+
+
+def test_remembered_routes_let_a_new_episode_navigate_to_a_room_it_has_not_walked_to(
+    six_rooms: TextWorldExecutor,
+) -> None:
+    assert isinstance(six_rooms, RouteLearner)
+    routes = [
+        Route("bathroom", "east", "corridor"),
+        Route("corridor", "east", "livingroom"),
+        Route("livingroom", "east", "kitchen"),
+        Route("kitchen", "north", "frosted-glass door"),  # not a room: left out
+        Route("kitchen", "up", "attic"),  # not a compass way, nor a room here
+    ]
+    assert six_rooms.learn_routes(routes) == 3
+    texts = [str(a) for a in six_rooms.action_space().candidates]
+    assert "navigate_to(kitchen)" in texts and "go(east)" not in texts  # east is known now
+    went = six_rooms.execute(act("navigate_to", "kitchen"))
+    assert went.ok and six_rooms.current_room == "kitchen"
+    assert went.details["commands"] == ["go east"] * 3
+    # a resumed run keeps what it was given at its start; a new episode starts bare
+    other = TextWorldExecutor(bundled_game("cooking_6rooms"))
+    other.reset()
+    other.learn_routes(routes)
+    other.replay(six_rooms.history)
+    assert other.current_room == "kitchen" and "navigate_to(bathroom)" in map(
+        str, other.action_space().candidates
+    )
+    other.reset()
+    assert other.known_rooms() == ["bathroom"]
+    other.close()
 
 
 def test_what_only_the_objective_names_is_not_seen_in_the_first_room() -> None:

@@ -50,3 +50,37 @@ def test_handles_name_the_world_map_only_when_there_is_a_world():
     assert MemoryHandles.for_robot("bot", "e", "tw/1 room").spatial_graph_id == (
         "spatial_bot__tw_1_room"
     )
+
+
+def test_the_start_of_a_task_gives_navigation_the_ways_this_worlds_map_knows(tmp_path):
+    """The spatial map of a world keeps the ways the robot walked there; a later task in that
+    world starts with them in its navigation (a real TextWorld game), and the ablation of
+    spatial memory starts without them."""
+    from robomemory.config import AgentConfig
+    from robomemory.context import AgentContext
+    from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
+    from robomemory.nodes.start import recall_routes
+
+    cfg = MemoryConfig(data_dir=tmp_path)
+    with MemorySystem.open(cfg, DeterministicFakeEmbedding(size=DIM), "bot") as system:
+        system.use_world("six_rooms")
+        walked = [("corridor", "bathroom"), ("livingroom", "corridor"), ("kitchen", "livingroom")]
+        emb = DeterministicFakeEmbedding(size=DIM)
+        for n, (there, here) in enumerate(walked):
+            vertices = {r: emb.embed_query(r) for r in (there, here)}
+            add = [Triple(subject=there, relation="east_of", object=here)]
+            change = GraphChange(key=f"k{n}", step=n, episode_id="e", vertices=vertices, add=add)
+            system.spatial.store.apply(change)
+        executor = TextWorldExecutor(bundled_game("cooking_6rooms"))
+        try:
+            executor.reset()
+            ablated = AgentContext(
+                config=AgentConfig().ablate(["spatial"]), memory=system, executor=executor
+            )
+            assert recall_routes(ablated) == 0
+            assert "navigate_to(kitchen)" not in map(str, executor.action_space().candidates)
+            ctx = AgentContext(config=AgentConfig(), memory=system, executor=executor)
+            assert recall_routes(ctx) == 3
+            assert "navigate_to(kitchen)" in map(str, executor.action_space().candidates)
+        finally:
+            executor.close()

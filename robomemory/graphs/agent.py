@@ -20,6 +20,7 @@ from robomemory.factory import build_checkpointer, build_context, sqlite_checkpo
 from robomemory.graphs.builder import build_graph
 from robomemory.locks import lock_path, release_robot
 from robomemory.memory.system import MemorySystem
+from robomemory.nodes.start import recall_routes
 from robomemory.structured import StructuredLLM
 
 __all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpointer"]
@@ -103,6 +104,7 @@ class RoboMemoryAgent:
         if not isinstance(executor, Replayable):
             return
         executor.reset()
+        recall_routes(self.context)  # as the start did: a replayed navigate_to may need them
         if "handles" not in snapshot.values:  # killed before the first step: nothing to replay
             return
         episode_id = snapshot.values["handles"]["episode_id"]

@@ -96,3 +96,8 @@ class SceneGrounding(BaseModel):
         description="the world's own words this step; the extractor reads them rather than "
         "the step summary, whose paraphrase drops where things are",
     )
+    arrived_by: tuple[str, str] | None = Field(
+        default=None,
+        description="(place left, direction walked) when the last step moved the robot: the "
+        "way between the two places becomes a fact as certain as the robot's place",
+    )

@@ -39,6 +39,7 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from robomemory.config import SpatialConfig
+from robomemory.core import Route
 from robomemory.memory.base import SceneGrounding, SpatialUpdateStats, Triple
 from robomemory.memory.spatial_algorithm import (
     GraphChange,
@@ -48,9 +49,11 @@ from robomemory.memory.spatial_algorithm import (
     edge_key,
     k_hop,
     make_triple,
+    move_fact,
     normalize_name,
     normalize_relation,
     resolver_ids,
+    routes_of,
     select_local,
     stale_robot_facts,
     top_n,
@@ -85,9 +88,12 @@ def _update_lock(store: GraphStore) -> threading.Lock:
 
 
 def _robot_facts(grounding: SceneGrounding) -> list[Triple]:
-    """The robot's place and holdings as its own facts."""
+    """The robot's place and holdings as its own facts, and the way it just walked."""
     facts = [make_triple("I", "at", grounding.place)] if grounding.place else []
     facts += [make_triple("I", "hold", name) for name in grounding.holding]
+    if grounding.place and grounding.arrived_by:
+        left, direction = grounding.arrived_by
+        facts.append(move_fact(left, direction, grounding.place))
     return [t for t in facts if t is not None]
 
 
@@ -141,6 +147,10 @@ class SpatialMemory:
     def triples(self, include_invalid: bool = False) -> list[Triple]:
         """Every valid edge, plus the invalidated history when asked."""
         return self.store.triples(include_invalid=include_invalid)
+
+    def routes(self) -> list[Route]:
+        """The ways between places this map knows (from the moves the robot made here)."""
+        return routes_of(self.store.triples())
 
     # ---- update (Algorithm 2) ----------------------------------------------------------------
     def update(

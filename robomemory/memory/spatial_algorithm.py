@@ -29,6 +29,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from robomemory.core import Route
 from robomemory.memory.base import Triple
 
 log = logging.getLogger(__name__)
@@ -362,3 +363,28 @@ def make_triple(subject: str, relation: str, obj: str) -> Triple | None:
     if not (s and r and o) or s == o:
         return None
     return Triple(subject=s, relation=r, object=o)
+
+
+# ---- ways between places -------------------------------------------------------------------
+COMPASS = ("north", "south", "east", "west")
+
+
+def move_fact(left: str, direction: str, arrived: str) -> Triple | None:
+    """What a move proves: going ``direction`` from ``left`` reached ``arrived``, so
+    ``arrived`` lies that way of ``left`` ("kitchen east_of livingroom"); None for a move
+    that is not a compass direction."""
+    way = direction.strip().lower()
+    return make_triple(arrived, f"{way}_of", left) if way in COMPASS else None
+
+
+def routes_of(triples: Iterable[Triple]) -> list[Route]:
+    """The ways between places that the map's valid compass facts give, in their order:
+    "kitchen east_of livingroom" is going east from livingroom to the kitchen."""
+    out: list[Route] = []
+    for t in triples:
+        way = t.relation.removesuffix("_of")
+        if t.valid and t.relation.endswith("_of") and way in COMPASS:
+            route = Route(src=t.object, direction=way, dst=t.subject)
+            if route not in out:
+                out.append(route)
+    return out

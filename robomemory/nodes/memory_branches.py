@@ -36,7 +36,11 @@ def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     grounding = None
     if obs.names or obs.place:
         grounding = SceneGrounding(
-            names=obs.names, place=obs.place, holding=obs.holding, text=obs.text
+            names=obs.names,
+            place=obs.place,
+            holding=obs.holding,
+            text=obs.text,
+            arrived_by=_arrived_by(state, obs.place),
         )
     stats = module.update(
         state["summary"],
@@ -51,6 +55,19 @@ def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         state["handles"]["episode_id"], _global_step(state), stats.model_dump()
     )
     return run.finish({"recalled": {"spatial": text}})
+
+
+def _arrived_by(state: AgentState, place: str | None) -> tuple[str, str] | None:
+    """(place left, the way walked) when the newest step was a one-argument move that
+    succeeded and changed the robot's place, e.g. ``go(east)`` from the livingroom."""
+    trajectory = state.get("trajectory") or []
+    if not trajectory or not place:
+        return None
+    last = trajectory[-1]
+    left, args = last.get("place"), last.get("args") or []
+    if str(last["outcome"]) != "succeeded" or not left or left == place or len(args) != 1:
+        return None
+    return left, str(args[0])
 
 
 def _global_step(state: AgentState) -> int:

@@ -7,6 +7,7 @@ import uuid
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.core import RouteLearner
 from robomemory.nodes.common import NodeRun
 from robomemory.state import AgentState
 
@@ -14,6 +15,7 @@ from robomemory.state import AgentState
 def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("start", runtime)
     task, observation = run.ctx.executor.reset()
+    learned = recall_routes(run.ctx)
     episode_id = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
     handles = run.ctx.memory.handles(episode_id).model_dump()
     return run.finish(
@@ -32,5 +34,19 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "success": False,
             "score": observation.score,
             "max_score": observation.max_score,
+            "routes_recalled": learned,
         }
     )
+
+
+def recall_routes(ctx: AgentContext) -> int:
+    """Give the executor's navigation the ways between places that the spatial map of this
+    world knows from earlier tasks (call it after the executor's reset; the ablation of
+    spatial memory gives none). Return how many the executor could use."""
+    spatial, executor = ctx.memory.spatial, ctx.executor
+    if spatial is None or not ctx.config.memory.spatial.enabled:
+        return 0
+    if not isinstance(executor, RouteLearner):
+        return 0
+    routes = spatial.routes()
+    return executor.learn_routes(routes) if routes else 0

@@ -1,8 +1,10 @@
 """A real TextWorld game as an executor: the action API of paper Table 4 over game commands.
 
 It publishes only what the agent knows: objects its observations have shown (not those only
-the objective names), rooms it has stood in, the compass directions. ``navigate_to`` path-finds
-over the map learned by moving (:mod:`textworld_map`), never over the game's hidden map."""
+the objective names), rooms it has stood in or that remembered routes lead to, the compass
+directions. ``navigate_to`` path-finds over the map learned by moving (:mod:`textworld_map`)
+and the routes the agent's spatial memory gives it (:meth:`learn_routes`), never over the
+game's hidden map."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import re
 import threading
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import textworld
@@ -18,7 +20,15 @@ from jericho.jericho import UnsupportedGameWarning
 from textworld.core import GameState
 from textworld.logic import Proposition
 
-from robomemory.core import TASK_COMPLETE, Action, ActionResult, ActionSpace, Observation, Outcome
+from robomemory.core import (
+    TASK_COMPLETE,
+    Action,
+    ActionResult,
+    ActionSpace,
+    Observation,
+    Outcome,
+    Route,
+)
 from robomemory.executors.base import join_names, rejected
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
@@ -74,6 +84,7 @@ class TextWorldExecutor:
             self._env = textworld.start(str(self.game_path), request_infos=GAME_INFOS)
         self._state: GameState | None = None
         self._map = KnownMap()
+        self._learned: list[Route] = []
         self._known: dict[str, None] = {}
         self._types: dict[str, str] = {}
         self._room = ""
@@ -88,6 +99,7 @@ class TextWorldExecutor:
         game = self._state["game"]
         self._types = {norm_name(v.name): v.type for v in game.infos.values() if v.name}
         self._map = KnownMap()
+        self._learned: list[Route] = []
         self._known = {}
         self._done = False
         self._history = []
@@ -109,9 +121,28 @@ class TextWorldExecutor:
         self._observe(" | ".join(self._require_state().admissible_commands or []))
 
     def replay(self, actions: Iterable[Action]) -> list[ActionResult]:
-        """Reset, then re-execute ``actions`` (TextWorld is deterministic): restores a run."""
+        """Reset, then re-execute ``actions`` (TextWorld is deterministic): restores a run,
+        with the routes it had learned at its start."""
+        learned = self._learned
         self.reset()
+        self.learn_routes(learned)
         return [self.execute(a) for a in actions]
+
+    def learn_routes(self, routes: Sequence[Route]) -> int:
+        """Add remembered ways between rooms to the map navigation uses this episode (as if
+        walked); a route whose ends are not both rooms of this game, or whose direction is
+        not a compass direction, is left out. Return how many were added."""
+        rooms = {name for name, kind in self._types.items() if kind == "r"}
+        usable = [
+            r
+            for r in routes
+            if r.src in rooms and r.dst in rooms and r.src != r.dst and r.direction in DIRECTIONS
+        ]
+        for route in usable:
+            self._map.record_move(route.src, route.direction, route.dst)
+            if route not in self._learned:
+                self._learned.append(route)
+        return len(usable)
 
     @property
     def history(self) -> list[Action]:
@@ -124,7 +155,7 @@ class TextWorldExecutor:
         return self._room
 
     def known_rooms(self) -> list[str]:
-        """Rooms visited so far."""
+        """Rooms visited so far, and those routes remembered from earlier tasks lead to."""
         return self._map.rooms
 
     def known_objects(self) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from robomemory.core import TASK_COMPLETE, VerbSpec
 
 BASE_VERBS = [
-    VerbSpec(name="navigate_to", arg_kinds=["place"], description="walk to a visited room"),
+    VerbSpec(name="navigate_to", arg_kinds=["place"], description="walk to a known room"),
     VerbSpec(name="go", arg_kinds=["direction"], description="move one room that way (explore)"),
     VerbSpec(
         name="pick_up",
