@@ -398,3 +398,28 @@ def test_a_step_embeds_its_queries_once_and_searches_once_per_branch(tmp_path):
     assert sorted(emb.texts[before:]) == sorted([*queries, "unlock the front door"])
     assert batches == [2 * (1 + len(queries)), 1 + len(queries)]  # one batch per branch
     system.close()
+
+
+def test_the_creator_sees_which_steps_raised_the_score():
+    from robomemory.memory.consolidation import render_trajectory
+
+    def rec(n, action, score, message="ok"):
+        return {
+            "step": n,
+            "action": action,
+            "outcome": "succeeded",
+            "message": message,
+            "score": score,
+        }
+
+    steps = [
+        rec(1, "examine(cookbook)", 0.0),
+        rec(2, "pick_up(milk)", 1.0),
+        rec(3, "look()", None),  # a world that says no score this step
+        rec(4, "eat(meal)", 3.0, "You eat the meal.\n*** The End ***"),
+    ]
+    lines = render_trajectory(steps).splitlines()
+    assert lines[0] == "1. examine(cookbook) -> succeeded: ok"
+    assert lines[1].endswith("[score +1]") and "[score" not in lines[2]
+    assert lines[3] == "4. eat(meal) -> succeeded: You eat the meal. *** The End *** [score +2]"
+    assert render_trajectory(steps, limit=1).splitlines() == lines[3:]  # gains count from the start

@@ -36,12 +36,20 @@ MAX_TASK_ITEMS = 2
 
 
 def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
-    """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``)."""
+    """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``), a
+    step that raised the world's score marked '[score +1]' (the creator's clue to what
+    helped: the 1.5B creator otherwise named the first three steps, not the winning one)."""
     lines = []
-    for step in trajectory[-limit:]:
+    before = 0.0
+    for i, step in enumerate(trajectory):
+        score = step.get("score")
+        gain = score - before if score is not None else 0.0
+        before = score if score is not None else before
+        if i < len(trajectory) - limit:
+            continue
         message = " ".join(str(step["message"]).split())[:120]
-        line = f"{step['step']}. {step['action']} -> {step['outcome']}: {message}"
-        lines.append(line.rstrip(": "))
+        line = f"{step['step']}. {step['action']} -> {step['outcome']}: {message}".rstrip(": ")
+        lines.append(f"{line} [score +{gain:g}]" if gain > 0 else line)
     return "\n".join(lines)
 
 

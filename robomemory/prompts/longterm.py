@@ -15,9 +15,9 @@ Sentence = Annotated[str, StringConstraints(max_length=200)]
 
 SEMANTIC_SYSTEM = (
     "You judge a robot's finished task to teach its next attempts. helped: the steps (copied "
-    "exactly) that moved the task forward. hurt: the steps that failed, were wasted or lost "
-    "the task. task: how to succeed at this kind of task, each ONE full sentence. "
-    "At most 3 helped, 2 hurt and 2 task lessons."
+    "exactly) that moved the task forward, first those that raised the score. hurt: the steps "
+    "that failed, were wasted or lost the task. task: how to succeed at this kind of task, "
+    "each ONE full sentence. At most 3 helped, 2 hurt and 2 task lessons."
 )
 
 EPISODIC_SYSTEM = (
