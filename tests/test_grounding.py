@@ -114,6 +114,30 @@ def test_planner_prompt_lists_the_candidates_numbered_after_memory():
     assert text.index("Actions possible now") < text.index("Last result:")
 
 
+def test_each_verb_is_described_once_where_the_model_reads_its_choices():
+    from robomemory.prompts.baselines import baseline_user
+
+    space = ActionSpace(
+        verbs=[
+            VerbSpec(name="pick_up", arg_kinds=["object"], description="take an object"),
+            VerbSpec(name="eat", arg_kinds=["object"], description="eat food"),
+            VerbSpec(name="look"),
+        ],
+        targets={"object": ["milk", "meal"]},
+    )
+    actions = [
+        Action(verb="pick_up", args=["milk"]),
+        Action(verb="eat", args=["meal"]),
+        Action(verb="pick_up", args=["meal"]),
+        Action(verb="look"),
+    ]
+    listed = "1. pick_up(milk): take an object\n2. eat(meal): eat food\n3. pick_up(meal)\n4. look()"
+    planner = planner_user("Task: eat", actions, None, None, None, space)
+    assert f"Actions possible now:\n{listed}\n" in planner
+    assert f"Actions possible now:\n{listed}\n" in baseline_user("eat", [], "", space, actions)
+    assert "1. pick_up(milk)\n2. eat(meal)\n" in planner_user("Task: eat", actions, None)
+
+
 def test_relevance_puts_what_the_newest_note_names_first():
     from robomemory.grounding import by_relevance
 

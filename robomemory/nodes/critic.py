@@ -29,6 +29,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         [str(a) for a in plan[state["plan_index"] :]],
         candidates,
         last_result_line(state),
+        space,
     )
     # Fallback approves: a critic that cannot answer must not stall the agent.
     fallback = CriticVerdict(approve=True, reason="critic unavailable")

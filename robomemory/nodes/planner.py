@@ -24,7 +24,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     critique = None if approves(verdict) else (verdict or {}).get("reason")
     last = last_result_line(state)
     context = state.get("working_memory") or f"Task: {state['task']}"
-    user = planner_user(context, candidates, critique, last, space.all_targets())
+    user = planner_user(context, candidates, critique, last, space.all_targets(), space)
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(
         schema, planner_system(space), user, lambda: None, observation_of(state).images

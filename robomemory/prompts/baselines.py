@@ -56,7 +56,7 @@ def baseline_user(
 ) -> str:
     """Task first (a fixed prefix per episode), then history, observation and the choices."""
     if candidates:
-        choices = f"Actions possible now:\n{numbered(candidates)}"
+        choices = f"Actions possible now:\n{numbered(candidates, space)}"
     else:
         choices = f"Known names: {', '.join(space.all_targets()) or 'none yet'}"
     return (
