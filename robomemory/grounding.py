@@ -249,16 +249,21 @@ def offered_candidates(
     and a way to a place it names first while nothing is read yet (``verbs``: verb ->
     description, for what a named verb needs). ``lessons`` = (helped, hurt) actions that
     long-term memory recalls: after the notes, what helped before comes first among ties;
-    what hurt goes last. With ``limit``, cut to that many by :func:`cut_per_verb` (the
+    what hurt is not offered. With ``limit``, cut to that many by :func:`cut_per_verb` (the
     ranking puts undoing and unrelated actions last). The planner, the critic and the
     baselines all see this list."""
     fresh = fresh_candidates(candidates, trajectory, place)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     helped, hurt = lessons
-    # an action lessons disagree on (helped once, hurt another time) is left where it is
-    ranked = by_relevance(
-        fresh, bodies, done, verbs, avoid=set(hurt) - set(helped), prefer=set(helped)
-    )
+    # An action a lesson says hurt is not offered: listed, even last, a small model copies it
+    # (measured: "put_down_to(meal, fridge) hurt" recalled, the 1.5B planner chose it again).
+    # One the lessons disagree on (helped once, hurt another time) is left where it is;
+    # finishing is always offered, and so is the rest when withholding would leave nothing.
+    withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
+    kept = [a for a in fresh if str(a) not in withheld]
+    if any(a.verb != TASK_COMPLETE for a in kept):
+        fresh = kept
+    ranked = by_relevance(fresh, bodies, done, verbs, avoid=withheld, prefer=set(helped))
     # The task may point at what to read and where ("check the cookbook in the kitchen"); what
     # to do with things comes from what was read, so until something is read the task promotes
     # only a read and a way to a place it names.

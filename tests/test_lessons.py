@@ -1,5 +1,5 @@
 """Action lessons: the creator may only name steps the robot took; the lesson keeps the world's
-words; recalled lessons re-rank the next attempt's choices (what hurt last, what helped after
+words; recalled lessons re-rank the next attempt's choices (what hurt withheld, what helped after
 the notes)."""
 
 from __future__ import annotations
@@ -46,20 +46,29 @@ def acts(*texts: str) -> list[Action]:
     return out
 
 
-def test_recalled_lessons_rank_what_hurt_last_and_what_helped_first_among_ties():
+def test_recalled_lessons_withhold_what_hurt_and_put_what_helped_first_among_ties():
     candidates = acts("cook(meal, oven)", "eat(meal)", "go(north)", "task_complete()")
     note = "examine(cookbook): Ingredients: milk Directions: prepare meal"
     plain = offered_candidates(candidates, [], "kitchen", notes=[note])
     assert [str(a) for a in plain][:2] == ["cook(meal, oven)", "eat(meal)"]  # a tie: world order
     taught = offered_candidates(
-        candidates, [], "kitchen", notes=[note], lessons=(["eat(meal)"], ["go(north)"])
+        candidates,
+        [],
+        "kitchen",
+        notes=[note],
+        lessons=(["eat(meal)"], ["go(north)", "task_complete()"]),
     )
     assert [str(a) for a in taught] == [
         "eat(meal)",  # helped before, and the note names its argument as much as cook's
         "cook(meal, oven)",
-        "task_complete()",
-        "go(north)",  # hurt before
-    ]
+        "task_complete()",  # finishing is always offered
+    ]  # go(north) hurt before: not offered
+
+
+def test_withholding_what_hurt_never_leaves_only_the_way_to_finish():
+    candidates = acts("go(north)", "task_complete()")
+    taught = offered_candidates(candidates, [], "hall", lessons=([], ["go(north)"]))
+    assert [str(a) for a in taught] == ["task_complete()", "go(north)"]  # kept, ranked last
 
 
 def test_a_lesson_promotes_its_own_action_not_its_verb():
