@@ -423,3 +423,65 @@ def test_the_creator_sees_which_steps_raised_the_score():
     assert lines[1].endswith("[score +1]") and "[score" not in lines[2]
     assert lines[3] == "4. eat(meal) -> succeeded: You eat the meal. *** The End *** [score +2]"
     assert render_trajectory(steps, limit=1).splitlines() == lines[3:]  # gains count from the start
+
+
+def _step(n, action, score, message="ok"):
+    return {"step": n, "action": action, "outcome": "succeeded", "message": message, "score": score}
+
+
+def test_the_steps_the_world_rewarded_are_helped_lessons_whatever_the_creator_says():
+    from robomemory.memory.consolidation import action_lessons, rewarded_steps
+
+    steps = [
+        _step(1, "examine(cookbook)", 0.0),
+        _step(2, "pick_up(milk)", 1.0, "You take the milk."),
+        _step(3, "look()", None),
+        _step(4, "pick_up(milk)", 1.0),  # no gain: not rewarded again
+        _step(5, "prepare_meal()", 2.0, "Adding the meal."),
+        _step(6, "eat(meal)", 3.0, "You eat the meal.\n*** The End ***"),
+    ]
+    rewarded = rewarded_steps(steps)
+    assert [s["action"] for s in rewarded] == ["pick_up(milk)", "prepare_meal()", "eat(meal)"]
+    assert [s["action"] for s in rewarded_steps(steps, limit=2)] == ["prepare_meal()", "eat(meal)"]
+    said = {s["action"]: s["message"] for s in steps}
+    items = action_lessons(
+        rewarded, ["examine(cookbook)", "prepare_meal()"], ["eat(meal)", "look()"], said
+    )
+    assert [i.text for i in items] == [
+        "pick_up(milk) helped: You take the milk.",
+        "prepare_meal() helped: Adding the meal.",
+        "eat(meal) helped: You eat the meal. *** The End ***",
+        "examine(cookbook) helped: ok",  # the creator's, not said twice
+        "look() hurt: ok",  # a rewarded step is never a hurt lesson
+    ]
+    assert all(i.level == "action" for i in items)
+    assert rewarded_steps([_step(1, "look()", None), _step(2, "go(north)", 0.0)]) == []
+
+
+def test_consolidation_keeps_the_winning_step_the_creator_left_out(system):
+    script = Script(
+        SemanticInsights={"helped": ["prepare_meal()"], "hurt": [], "task": []},
+        EpisodeRecord={"summary": "Made the meal and ate it."},
+        MemoryDecision={"event": "ADD"},
+    )
+    consolidate(
+        system,
+        task="cook and eat",
+        success=True,
+        score=2.0,
+        max_score=2.0,
+        temporal_text="",
+        spatial_text="",
+        trajectory=[
+            _step(1, "prepare_meal()", 1.0, "Adding the meal."),
+            _step(2, "eat(meal)", 2.0, "You eat the meal."),
+        ],
+        retrieved_ids=[],
+        episode_id="won",
+        llm=llm_for(script),
+    )
+    texts = sorted(i.text for i in system.semantic.items())
+    assert texts == [
+        "eat(meal) helped: You eat the meal.",
+        "prepare_meal() helped: Adding the meal.",
+    ]

@@ -2,7 +2,8 @@
 the two creators concurrently:
 
 - semantic: the long-term creator (a model call) writes action- and task-level insights from
-  the trajectory, temporal and spatial memory and the outcome; each goes through the Mem0 update;
+  the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
+  (its score rose) are helped-lessons beside the creator's; each goes through the Mem0 update;
 - episodic: the creator summarizes the attempt with its outcome; same Mem0 update;
 - utility: every item retrieved during the task gets the MemRL Q update with r from the outcome,
   before any Mem0 write (so an item deleted below keeps its Q history row, crash or not).
@@ -32,7 +33,32 @@ log = logging.getLogger(__name__)
 MAX_STEPS_SHOWN = 20
 MAX_HELPED = 3  # action lessons: steps that helped
 MAX_HURT = 2  # and steps that hurt
+MAX_REWARDED = 4  # steps the world rewarded, kept as helped lessons whatever the creator says
 MAX_TASK_ITEMS = 2
+
+
+def score_gains(trajectory: Sequence[StepRecord]) -> list[float]:
+    """How much the world's score rose at each step (0 where it did not, or gives no score)."""
+    gains = []
+    before = 0.0
+    for step in trajectory:
+        score = step.get("score")
+        gains.append(max(score - before, 0.0) if score is not None else 0.0)
+        before = score if score is not None else before
+    return gains
+
+
+def rewarded_steps(trajectory: Sequence[StepRecord], limit: int = MAX_REWARDED) -> list[StepRecord]:
+    """The steps after which the world's score rose, the newest ``limit`` (oldest first): the
+    world's own evidence of what helped (the 1.5B creator kept ``prepare_meal()`` and left out
+    the ``eat(meal)`` that won). One step per action: its newest rewarded one."""
+    seen: set[str] = set()
+    out: list[StepRecord] = []
+    for step, gain in reversed(list(zip(trajectory, score_gains(trajectory), strict=True))):
+        if gain > 0 and step["action"] not in seen and len(out) < limit:
+            seen.add(step["action"])
+            out.append(step)
+    return out[::-1]
 
 
 def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
@@ -40,17 +66,30 @@ def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_S
     step that raised the world's score marked '[score +1]' (the creator's clue to what
     helped: the 1.5B creator otherwise named the first three steps, not the winning one)."""
     lines = []
-    before = 0.0
+    gains = score_gains(trajectory)
     for i, step in enumerate(trajectory):
-        score = step.get("score")
-        gain = score - before if score is not None else 0.0
-        before = score if score is not None else before
         if i < len(trajectory) - limit:
             continue
         message = " ".join(str(step["message"]).split())[:120]
         line = f"{step['step']}. {step['action']} -> {step['outcome']}: {message}".rstrip(": ")
-        lines.append(f"{line} [score +{gain:g}]" if gain > 0 else line)
+        lines.append(f"{line} [score +{gains[i]:g}]" if gains[i] > 0 else line)
     return "\n".join(lines)
+
+
+def action_lessons(
+    rewarded: Sequence[StepRecord],
+    helped: Sequence[str],
+    hurt: Sequence[str],
+    said: dict[str, str],
+) -> list[NewItem]:
+    """The action lessons of a task: the steps the world rewarded, then the creator's
+    ``helped`` and ``hurt`` (at most MAX_HELPED / MAX_HURT of each) that the rewarded ones do
+    not already say; a rewarded step is never a hurt lesson (the score is the world's word)."""
+    lessons = [(s["action"], "helped", str(s["message"])) for s in rewarded]
+    known = {s["action"] for s in rewarded}
+    lessons += [(a, "helped", said[a]) for a in helped[:MAX_HELPED] if a not in known]
+    lessons += [(a, "hurt", said[a]) for a in hurt[:MAX_HURT] if a not in known]
+    return [NewItem(prompts.lesson_text(a, v, m), "action") for a, v, m in lessons]
 
 
 def fallback_episode(trajectory: Sequence[StepRecord]) -> str:
@@ -145,9 +184,7 @@ def _semantic(
 
     def make() -> list[NewItem]:
         res = llm.call(schema, prompts.SEMANTIC_SYSTEM, user, fallback=schema)
-        lessons = [(a, "helped") for a in res.value.helped[:MAX_HELPED]]
-        lessons += [(a, "hurt") for a in res.value.hurt[:MAX_HURT]]
-        items = [NewItem(prompts.lesson_text(a, v, said[a]), "action") for a, v in lessons]
+        items = action_lessons(rewarded_steps(trajectory), res.value.helped, res.value.hurt, said)
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         return [i for i in items if i.text.strip()]
 
