@@ -84,6 +84,10 @@ class VerbSpec(BaseModel):
     name: str
     arg_kinds: list[str] = Field(default_factory=list, description="e.g. ['object'], ['place']")
     description: str = ""
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="Words instructions use for this verb (e.g. fry, roast for cook).",
+    )
 
 
 class ActionSpace(BaseModel):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
 
-from robomemory.core import TASK_COMPLETE, Action
+from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.executors.candidates import INFORMATIONAL
 
@@ -285,3 +286,86 @@ def cut_per_verb(ordered: Sequence[Action], limit: int) -> list[Action]:
     room = max(0, limit - len(reserved))
     others = [i for i in range(len(ordered)) if i not in reserved][:room]
     return [ordered[i] for i in sorted(reserved.union(others))]
+
+
+INSTRUCTION_WORDS = 4  # words after a verb that may name what it acts on
+
+
+class Instruction(NamedTuple):
+    """One instruction a text gives: the API verb, the thing it names (None for a verb that
+    takes no argument) and the words as written (``"dice the red onion"``)."""
+
+    verb: str
+    thing: str | None
+    phrase: str
+
+
+def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[Instruction]:
+    """The instructions ``text`` gives, in its order: each place it names a verb of the API
+    (by its name's words or an alias: "prepare meal", "dice", "fry"), with the known name
+    (``names``) that follows it within INSTRUCTION_WORDS words and before the next verb. A
+    verb that takes arguments but names no known thing is no instruction ("You open the copy
+    of ..." is not one; "dice the red onion" is)."""
+    raw = _WORD.findall(text.lower())
+    at = [i for i, w in enumerate(raw) if w not in _FILLER]  # content word -> raw index
+    words = [raw[i] for i in at]
+    mentions: list[tuple[int, int, VerbSpec]] = []  # (start, length, verb)
+    for verb in verbs:
+        for form in [verb.name, *verb.aliases]:
+            seq = _word_list(form)
+            n = len(seq)
+            mentions += [
+                (i, n, verb) for i in range(len(words) - n + 1) if n and words[i : i + n] == seq
+            ]
+    mentions.sort(key=lambda m: m[0])
+    known = sorted(((_word_list(n), n) for n in names if _word_list(n)), key=lambda k: -len(k[0]))
+    out: list[Instruction] = []
+    for k, (start, n, verb) in enumerate(mentions):
+        if not verb.arg_kinds:
+            out.append(
+                Instruction(verb.name, None, " ".join(raw[at[start] : at[start + n - 1] + 1]))
+            )
+            continue
+        stop = min(
+            mentions[k + 1][0] if k + 1 < len(mentions) else len(words),
+            start + n + INSTRUCTION_WORDS,
+        )
+        found = _first_name(words, start + n, stop, known)
+        if found is not None:
+            end, name = found
+            out.append(Instruction(verb.name, name, " ".join(raw[at[start] : at[end - 1] + 1])))
+    return out
+
+
+def _first_name(
+    words: list[str], start: int, stop: int, known: list[tuple[list[str], str]]
+) -> tuple[int, str] | None:
+    """(end, name) of the first known name (the longest at a place) in words[start:stop]."""
+    for i in range(start, stop):
+        for seq, name in known:
+            if i + len(seq) <= stop and words[i : i + len(seq)] == seq:
+                return i + len(seq), name
+    return None
+
+
+def left_to_do(
+    notes: Sequence[str],
+    done: Sequence[str],
+    verbs: Sequence[VerbSpec],
+    names: Collection[str],
+) -> list[str]:
+    """What the notes instruct that is not done yet, as written, in their order: an
+    instruction is done when a done action has its verb and its thing (``dice(red onion)``
+    does "dice the red onion"; ``cook(red potato, oven)`` does "roast the red potato")."""
+    did = {(verb, args[0] if args else None) for verb, args in map(_parsed, done)}
+    out: list[str] = []
+    for note in notes:
+        for ins in instructions(note.split(": ", 1)[-1], verbs, names):
+            if (ins.verb, ins.thing) not in did and ins.phrase not in out:
+                out.append(ins.phrase)
+    return out
+
+
+def _parsed(action: str) -> tuple[str, list[str]]:
+    verb, _, rest = action.partition("(")
+    return verb, [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]

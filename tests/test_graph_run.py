@@ -298,3 +298,30 @@ def test_no_step_runs_ahead_of_its_checkpoint(agent_config, make_agent, tmp_path
     with agent:
         assert agent.run(thread_id="durable").success
     assert ahead == []  # every action ran after the previous step's checkpoint was stored
+
+
+def test_the_planner_is_told_what_the_recipe_it_read_leaves_to_do(agent_config, make_agent):
+    """Read, the recipe's instructions are listed until done actions do them."""
+    prompts: list[str] = []
+    script = iter([("examine", ["cookbook"]), ("pick_up", ["red onion"]), ("pick_up", ["knife"])])
+    script = iter([*script, ("dice", ["red onion"]), ("look", [])])
+
+    def plan(messages):
+        prompts.append(message_text(messages))
+        return [next(script)]
+
+    llm = scripted_llm({"Plan": PlanScript(plan), **APPROVE})
+    agent_config.max_steps = 5
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm)
+    agent.run(thread_id="left")
+    lefts = [
+        p.split("Left to do in your notes: ")[1].splitlines()[0] if "Left to do" in p else None
+        for p in prompts
+    ]
+    assert lefts == [
+        None,  # nothing read yet
+        "dice the red onion, prepare meal",
+        "dice the red onion, prepare meal",
+        "dice the red onion, prepare meal",
+        "prepare meal",  # diced
+    ]

@@ -285,3 +285,65 @@ def test_looking_around_is_not_offered_right_after_arriving():
     assert "look()" not in spent_actions(stayed, "kitchen")
     failed = [step(1, "go(east)", "failed", place="corridor")]
     assert "look()" not in spent_actions(failed, "corridor")
+
+
+COOK_VERBS = [
+    VerbSpec(name="open", arg_kinds=["object"]),
+    VerbSpec(name="examine", arg_kinds=["object"]),
+    VerbSpec(name="dice", arg_kinds=["object"]),
+    VerbSpec(name="cook", arg_kinds=["object", "appliance"], aliases=["fry", "roast"]),
+    VerbSpec(name="prepare_meal"),
+]
+RECIPE = (
+    'examine(cookbook): You open the copy of "Cooking: A Modern Approach" and start reading: '
+    "Gather all following ingredients and follow the directions to prepare this tasty meal. "
+    "Ingredients: red potato, yellow potato Directions: roast the red potato dice the yellow "
+    "potato fry the yellow potato prepare meal"
+)
+NAMES = ["red potato", "yellow potato", "potato", "cookbook", "oven"]
+
+
+def test_instructions_are_verbs_of_the_api_with_the_known_thing_they_name():
+    from robomemory.grounding import Instruction, instructions
+
+    found = instructions(RECIPE.split(": ", 1)[1], COOK_VERBS, NAMES)
+    assert found == [
+        Instruction("cook", "red potato", "roast the red potato"),
+        Instruction("dice", "yellow potato", "dice the yellow potato"),  # the longest name
+        Instruction("cook", "yellow potato", "fry the yellow potato"),
+        Instruction("prepare_meal", None, "prepare meal"),
+    ]  # "open the copy of" names nothing known; "prepare this tasty meal" is no verb
+    assert instructions("dice it, then open the box", COOK_VERBS, NAMES) == []
+
+
+def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
+    from robomemory.grounding import left_to_do
+
+    done = ["pick_up(red potato)", "cook(red potato, oven)", "dice(yellow potato)"]
+    assert left_to_do([RECIPE], done, COOK_VERBS, NAMES) == [
+        "fry the yellow potato",
+        "prepare meal",
+    ]
+    assert (
+        left_to_do(
+            [RECIPE], [*done, "cook(yellow potato, stove)", "prepare_meal()"], COOK_VERBS, NAMES
+        )
+        == []
+    )
+    assert left_to_do([], done, COOK_VERBS, NAMES) == []
+
+
+def test_the_planner_and_critic_read_what_is_left_last():
+    from robomemory.prompts.planner import critic_user
+
+    left = ["dice the red onion", "prepare meal"]
+    text = planner_user("Task: cook", CANDIDATES, None, "step 2: x", None, None, left)
+    assert text.endswith(
+        "Last result: step 2: x\n\n"
+        "Left to do in your notes: dice the red onion, prepare meal\n\nChoose the next action."
+    )
+    assert "Left to do" not in planner_user("Task: cook", CANDIDATES, None, "step 2: x")
+    critic = critic_user(
+        "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left
+    )
+    assert "Left to do in your notes: dice the red onion, prepare meal" in critic

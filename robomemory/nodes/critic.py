@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.nodes.common import NodeRun, current_candidates, last_result_line
+from robomemory.nodes.common import NodeRun, current_candidates, last_result_line, notes_left
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
 from robomemory.state import AgentState, current_plan, observation_of
 
@@ -30,6 +30,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         candidates,
         last_result_line(state),
         space,
+        notes_left(state, space),
     )
     # Fallback approves: a critic that cannot answer must not stall the agent.
     fallback = CriticVerdict(approve=True, reason="critic unavailable")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal, Union
 
@@ -119,10 +120,11 @@ def planner_user(
     last_result: str | None = None,
     names: list[str] | None = None,
     space: ActionSpace | None = None,
+    left: Sequence[str] = (),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
-    actions possible now (described from ``space``), then the last result again (a small
-    model weighs the end most)."""
+    actions possible now (described from ``space``), then the last result again and what the
+    notes instruct that is not done (``left``; a small model weighs the end most)."""
     parts = [context]
     if candidates:
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
@@ -130,10 +132,19 @@ def planner_user(
         parts.append(f"Known names: {', '.join(names or []) or 'none yet'}")
     if last_result:
         parts.append(f"Last result: {last_result}")
+    if left:
+        parts.append(left_line(left))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
     return "\n\n".join(parts)
+
+
+def left_line(left: Sequence[str]) -> str:
+    """What the notes instruct that is not done, as written (measured on the 1.5B planner:
+    4 of 4 replayed prompts that sliced, or picked up what the recipe does not name, chose
+    ``dice(red onion)`` with "Left to do in your notes: dice the red onion, prepare meal")."""
+    return f"Left to do in your notes: {', '.join(left)}"
 
 
 def numbered(actions: list[Action], space: ActionSpace | None = None) -> str:
@@ -163,6 +174,7 @@ def critic_user(
     candidates: list[Action],
     last_result: str | None = None,
     space: ActionSpace | None = None,
+    left: Sequence[str] = (),
 ) -> str:
     """Working memory first (shared prefix with the planner's prompt), then the choice."""
     parts = [context]
@@ -170,5 +182,7 @@ def critic_user(
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
     if last_result:
         parts.append(f"Last result: {last_result}")
+    if left:
+        parts.append(left_line(left))
     parts.append(f"Plan: {' -> '.join(plan)}\nProposed next action: {action}")
     return "\n\n".join(parts)

@@ -51,6 +51,7 @@ COOKING_VERBS = [
         arg_kinds=["object", "appliance"],
         description="cook a held ingredient as the recipe says: fry = stove, roast = oven, "
         "grill = BBQ",
+        aliases=["fry", "roast", "grill"],
     ),
     VerbSpec(name="prepare_meal", description="make the meal from the held recipe ingredients"),
     VerbSpec(
