@@ -369,3 +369,17 @@ def left_to_do(
 def _parsed(action: str) -> tuple[str, list[str]]:
     verb, _, rest = action.partition("(")
     return verb, [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+
+
+def helped_now(
+    helped: Sequence[str], candidates: Sequence[Action], done: Sequence[str]
+) -> list[str]:
+    """The actions recalled lessons say helped before that are offered now and not done in
+    this episode, in the lessons' order (finishing never: it is always offered)."""
+    offered = {str(a) for a in candidates}
+    out: list[str] = []
+    for action in helped:
+        if action in offered and action not in done and action not in out:
+            if not action.startswith(f"{TASK_COMPLETE}("):
+                out.append(action)
+    return out

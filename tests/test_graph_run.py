@@ -183,8 +183,11 @@ def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config,
     }
     embedder = make_embedder(agent_config.model)  # real MiniLM: similarity must mean something
     results = []
+    prompts: list[str] = []
     for episode in ("task-1", "task-2"):
-        llm = scripted_llm({"Plan": walkthrough_planner(game), **APPROVE, **lessons})
+        walk = walkthrough_planner(game)
+        record = PlanScript(lambda m, walk=walk: prompts.append(message_text(m)) or walk.actions(m))
+        llm = scripted_llm({"Plan": record, **APPROVE, **lessons})
         agent = make_agent(agent_config, TextWorldExecutor(bundled_game(game)), llm, embedder)
         results.append(agent.run(thread_id=episode))
         state = agent.state(episode)
@@ -197,6 +200,15 @@ def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config,
     updated = {u["id"]: u for u in second.consolidation["q_updates"]}
     assert set(retrieved) <= set(updated)
     assert all(u["q_new"] > u["q_old"] for u in updated.values())
+    # the steps task 1's score rose at are lessons; task 2's prompts end by naming those
+    # offered now (here the recalled ones: prepare_meal() and eat(meal)), none in task 1
+    lines = [
+        p.split("Helped before, possible now: ")[1].split("\n")[0]
+        for p in prompts
+        if "Helped before" in p
+    ]
+    assert lines == ["prepare_meal()", "eat(meal)"]
+    assert all("Helped before" not in p for p in prompts[: first.steps])
 
 
 def test_planner_sees_the_whole_recipe_it_just_read(agent_config, make_agent):

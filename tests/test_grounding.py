@@ -342,6 +342,13 @@ def test_the_planner_and_critic_read_what_is_left_last():
         "Last result: step 2: x\n\n"
         "Left to do in your notes: dice the red onion, prepare meal\n\nChoose the next action."
     )
+    helped = planner_user(
+        "Task: cook", CANDIDATES, None, "step 2: x", None, None, left, ["eat(meal)"]
+    )
+    assert helped.endswith(
+        "Last result: step 2: x\n\nHelped before, possible now: eat(meal)\n\n"
+        "Left to do in your notes: dice the red onion, prepare meal\n\nChoose the next action."
+    )
     assert "Left to do" not in planner_user("Task: cook", CANDIDATES, None, "step 2: x")
     critic = critic_user(
         "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left

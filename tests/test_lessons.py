@@ -100,3 +100,13 @@ def test_an_action_the_lessons_disagree_on_keeps_its_place():
         candidates, [], "kitchen", lessons=(["prepare_meal()"], ["prepare_meal()"])
     )
     assert [str(a) for a in both][0] == "prepare_meal()"
+
+
+def test_what_helped_before_is_named_when_it_is_offered_now_and_not_done():
+    from robomemory.grounding import helped_now
+
+    offered = acts("eat(meal)", "cook(meal, oven)", "prepare_meal()", "task_complete()")
+    helped = ["pick_up(milk)", "prepare_meal()", "eat(meal)", "eat(meal)", "task_complete()"]
+    assert helped_now(helped, offered, done=[]) == ["prepare_meal()", "eat(meal)"]
+    assert helped_now(helped, offered, done=["prepare_meal()"]) == ["eat(meal)"]
+    assert helped_now([], offered, done=[]) == []

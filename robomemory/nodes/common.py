@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext, live_context
 from robomemory.core import Action, ActionSpace
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding import left_to_do, offered_candidates
+from robomemory.grounding import helped_now, left_to_do, offered_candidates
 from robomemory.prompts.longterm import lesson_actions
 from robomemory.state import AgentState, last_result_of, observation_of
 
@@ -79,3 +79,9 @@ def notes_left(state: AgentState, space: ActionSpace) -> list[str]:
     """What the episode's notes instruct that is not done yet (:func:`left_to_do`)."""
     names = [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
     return left_to_do(state.get("notes") or [], state.get("done_actions") or [], space.verbs, names)
+
+
+def lessons_now(state: AgentState, candidates: list[Action]) -> list[str]:
+    """What recalled lessons say helped before, offered now and not done (:func:`helped_now`)."""
+    helped, _ = lesson_actions((state.get("recalled") or {}).get("semantic") or "")
+    return helped_now(helped, candidates, state.get("done_actions") or [])

@@ -5,7 +5,13 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.nodes.common import NodeRun, current_candidates, last_result_line, notes_left
+from robomemory.nodes.common import (
+    NodeRun,
+    current_candidates,
+    last_result_line,
+    lessons_now,
+    notes_left,
+)
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
 from robomemory.state import AgentState, current_plan, observation_of
 
@@ -31,6 +37,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         last_result_line(state),
         space,
         notes_left(state, space),
+        lessons_now(state, candidates),
     )
     # Fallback approves: a critic that cannot answer must not stall the agent.
     fallback = CriticVerdict(approve=True, reason="critic unavailable")

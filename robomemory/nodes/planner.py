@@ -10,7 +10,13 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE, Action
-from robomemory.nodes.common import NodeRun, current_candidates, last_result_line, notes_left
+from robomemory.nodes.common import (
+    NodeRun,
+    current_candidates,
+    last_result_line,
+    lessons_now,
+    notes_left,
+)
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
 from robomemory.state import AgentState, approves, observation_of
 
@@ -25,7 +31,10 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     last = last_result_line(state)
     context = state.get("working_memory") or f"Task: {state['task']}"
     left = notes_left(state, space)
-    user = planner_user(context, candidates, critique, last, space.all_targets(), space, left)
+    helped = lessons_now(state, candidates)
+    user = planner_user(
+        context, candidates, critique, last, space.all_targets(), space, left, helped
+    )
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(
         schema, planner_system(space), user, lambda: None, observation_of(state).images

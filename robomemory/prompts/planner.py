@@ -121,10 +121,12 @@ def planner_user(
     names: list[str] | None = None,
     space: ActionSpace | None = None,
     left: Sequence[str] = (),
+    helped: Sequence[str] = (),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
-    actions possible now (described from ``space``), then the last result again and what the
-    notes instruct that is not done (``left``; a small model weighs the end most)."""
+    actions possible now (described from ``space``), then the last result again, what helped
+    before and is possible now (``helped``) and what the notes instruct that is not done
+    (``left``): a small model weighs the end most."""
     parts = [context]
     if candidates:
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
@@ -132,6 +134,8 @@ def planner_user(
         parts.append(f"Known names: {', '.join(names or []) or 'none yet'}")
     if last_result:
         parts.append(f"Last result: {last_result}")
+    if helped:
+        parts.append(helped_line(helped))
     if left:
         parts.append(left_line(left))
     if critique:
@@ -145,6 +149,13 @@ def left_line(left: Sequence[str]) -> str:
     4 of 4 replayed prompts that sliced, or picked up what the recipe does not name, chose
     ``dice(red onion)`` with "Left to do in your notes: dice the red onion, prepare meal")."""
     return f"Left to do in your notes: {', '.join(left)}"
+
+
+def helped_line(helped: Sequence[str]) -> str:
+    """Actions recalled lessons say helped, offered now (measured on the 1.5B planner: 3 of 3
+    replayed prompts that put the prepared meal away, or picked up more, with ``eat(meal)
+    helped`` recalled in the lessons, chose ``eat(meal)`` with this line)."""
+    return f"Helped before, possible now: {', '.join(helped)}"
 
 
 def numbered(actions: list[Action], space: ActionSpace | None = None) -> str:
@@ -175,6 +186,7 @@ def critic_user(
     last_result: str | None = None,
     space: ActionSpace | None = None,
     left: Sequence[str] = (),
+    helped: Sequence[str] = (),
 ) -> str:
     """Working memory first (shared prefix with the planner's prompt), then the choice."""
     parts = [context]
@@ -182,6 +194,8 @@ def critic_user(
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
     if last_result:
         parts.append(f"Last result: {last_result}")
+    if helped:
+        parts.append(helped_line(helped))
     if left:
         parts.append(left_line(left))
     parts.append(f"Plan: {' -> '.join(plan)}\nProposed next action: {action}")
