@@ -270,10 +270,12 @@ def test_a_timed_out_call_is_not_retried_and_falls_back():
 
 def test_retries_stop_at_the_calls_deadline():
     with FakeOpenAIServer(responder=lambda n, s, m: "not json", latency_s=0.3) as srv:
-        node = _openai_llm(srv, max_retries=50, deadline_s=0.5).for_node("critic")
+        node = _openai_llm(srv, max_retries=50, deadline_s=0.9).for_node("critic")
         result = node.call(Plan, "sys", "user", fallback=FALLBACK)
     assert not result.ok and "deadline" in result.error
-    assert 2 <= node.usage.calls <= 3  # not 51
+    # 0.3 s a try: 3 or 4 tries start before 0.9 s (fewer on a loaded machine), never 51
+    assert 1 <= node.usage.calls <= 4
+    assert f"after {node.usage.calls} tries" in result.error
 
 
 def test_local_prompts_are_pinned_to_their_own_slot():
