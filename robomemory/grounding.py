@@ -356,11 +356,16 @@ def left_to_do(
 ) -> list[str]:
     """What the notes instruct that is not done yet, as written, in their order: an
     instruction is done when a done action has its verb and its thing (``dice(red onion)``
-    does "dice the red onion"; ``cook(red potato, oven)`` does "roast the red potato")."""
+    does "dice the red onion"; ``cook(red potato, oven)`` does "roast the red potato"). The
+    instructions of a note are written in the order they are done, so those before its last
+    done one are over too (done another way, or not needed: a recipe's "fry the chicken
+    breast" when ``prepare_meal()`` took the breast as it was)."""
     did = {(verb, args[0] if args else None) for verb, args in map(_parsed, done)}
     out: list[str] = []
     for note in notes:
-        for ins in instructions(note.split(": ", 1)[-1], verbs, names):
+        given = instructions(note.split(": ", 1)[-1], verbs, names)
+        over = [i for i, ins in enumerate(given) if (ins.verb, ins.thing) in did]
+        for ins in given[over[-1] + 1 if over else 0 :]:
             if (ins.verb, ins.thing) not in did and ins.phrase not in out:
                 out.append(ins.phrase)
     return out

@@ -331,6 +331,12 @@ def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
         == []
     )
     assert left_to_do([], done, COOK_VERBS, NAMES) == []
+    # instructions are done in their order: what comes before a done one is over
+    assert left_to_do([RECIPE], ["prepare_meal()"], COOK_VERBS, NAMES) == []
+    assert left_to_do([RECIPE], ["dice(yellow potato)"], COOK_VERBS, NAMES) == [
+        "fry the yellow potato",
+        "prepare meal",
+    ]
 
 
 def test_the_planner_and_critic_read_what_is_left_last():

@@ -98,3 +98,14 @@ def test_a_plan_round_trips_through_json():
     p = plan("DELETE", 1)
     assert Plan.model_validate_json(p.model_dump_json()) == p
     assert Plan.model_validate(p.model_dump()) == p
+
+
+def test_an_action_lesson_stays_one_when_the_updater_merges_it():
+    old = Existing("id-e", "eat(meal) helped: You eat the meal. You scored 3 out of 3.")
+    new = "eat(meal) helped: You eat the meal. You scored 4 out of 4."
+    lost = MemoryDecision(event="UPDATE", id=0, text="You eat the meal. You scored 4 out of 4.")
+    p = plan_decision(lost, new, "action", "new-id", [old], {})
+    assert p.ops == [UpdateOp(item_id="id-e", old_text=old.text, new_text=new)]
+    kept = MemoryDecision(event="UPDATE", id=0, text="eat(meal) helped: You eat it; it ends.")
+    p = plan_decision(kept, new, "action", "new-id", [old], {})
+    assert p.ops[0].new_text == "eat(meal) helped: You eat it; it ends."

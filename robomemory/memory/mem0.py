@@ -128,6 +128,13 @@ def plan_decision(
     merged = (decision.text or "").strip()
     if not merged:
         return noop("update without text")
+    action = lesson_action(text)
+    if action is not None and lesson_action(merged) != action:
+        # An action lesson is only weighed against lessons about the same action, and it
+        # must stay one (measured: the 1.5B updater merged two "eat(meal) helped: ..." lessons
+        # into the world's words alone, and the action was lost to recall): the new lesson,
+        # the world's latest word on that action, is the merged text.
+        merged = text
     if merged == target.text:
         return noop("target unchanged")
     holder = hash_holders.get(content_hash(merged))
