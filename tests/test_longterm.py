@@ -189,23 +189,21 @@ def test_levels_are_kept_apart(system):
     assert [i.text for i in found if i.level == "action"] == ["pick up fails when the hand is full"]
 
 
-def _consolidate(system, script, episode="ep1", retrieved=(), barrier=None):
+LOCKED = [
+    {"step": 1, "action": "open(fridge)", "outcome": "failed", "message": "The fridge is locked."}
+]
+
+
+def _consolidate(system, script, episode="ep1", retrieved=(), barrier=None, **task):
+    """Consolidate a task (by default: a failed try at a locked fridge, 1 of 2 points)."""
+    trajectory = task.pop("trajectory", LOCKED)
+    given = {"task": "put the apple in the fridge", "success": False, "score": 1, "max_score": 2}
     return consolidate(
         system,
-        task="put the apple in the fridge",
-        success=False,
-        score=1,
-        max_score=2,
+        **(given | task),
         temporal_text="- went to the kitchen",
         spatial_text="apple on table",
-        trajectory=[
-            {
-                "step": 1,
-                "action": "open(fridge)",
-                "outcome": "failed",
-                "message": "The fridge is locked.",
-            }
-        ],
+        trajectory=trajectory,
         retrieved_ids=list(retrieved),
         episode_id=episode,
         llm=llm_for(script),
@@ -464,21 +462,19 @@ def test_consolidation_keeps_the_winning_step_the_creator_left_out(system):
         EpisodeRecord={"summary": "Made the meal and ate it."},
         MemoryDecision={"event": "ADD"},
     )
-    consolidate(
+    won = [
+        _step(1, "prepare_meal()", 1.0, "Adding the meal."),
+        _step(2, "eat(meal)", 2.0, "You eat the meal."),
+    ]
+    _consolidate(
         system,
+        script,
+        "won",
         task="cook and eat",
         success=True,
         score=2.0,
         max_score=2.0,
-        temporal_text="",
-        spatial_text="",
-        trajectory=[
-            _step(1, "prepare_meal()", 1.0, "Adding the meal."),
-            _step(2, "eat(meal)", 2.0, "You eat the meal."),
-        ],
-        retrieved_ids=[],
-        episode_id="won",
-        llm=llm_for(script),
+        trajectory=won,
     )
     texts = sorted(i.text for i in system.semantic.items())
     assert texts == [
