@@ -331,10 +331,17 @@ def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -
             start + n + INSTRUCTION_WORDS,
         )
         found = _first_name(words, start + n, stop, known)
-        if found is not None:
-            end, name = found
-            out.append(Instruction(verb.name, name, " ".join(raw[at[start] : at[end - 1] + 1])))
+        if found is None:
+            continue
+        end, name = found
+        written = raw[at[start] : at[end - 1] + 1]
+        if _INDEFINITE.isdisjoint(raw[at[start + n - 1] + 1 : at[end - len(_word_list(name))]]):
+            out.append(Instruction(verb.name, name, " ".join(written)))
     return out
+
+
+# "cook a delicious meal" asks for a new thing, not for an act on the meal that is known.
+_INDEFINITE = frozenset({"a", "an", "some", "another"})
 
 
 def _first_name(
@@ -353,21 +360,83 @@ def left_to_do(
     done: Sequence[str],
     verbs: Sequence[VerbSpec],
     names: Collection[str],
+    *,
+    task: str = "",
+    offered: Collection[str] = (),
+    states: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """What the notes instruct that is not done yet, as written, in their order: an
-    instruction is done when a done action has its verb and its thing (``dice(red onion)``
-    does "dice the red onion"; ``cook(red potato, oven)`` does "roast the red potato"). The
-    instructions of a note are written in the order they are done, so those before its last
-    done one are over too (done another way, or not needed: a recipe's "fry the chicken
-    breast" when ``prepare_meal()`` took the breast as it was)."""
+    """What the notes, then the task, instruct that is not done yet, as written, in their
+    order. The task frames what is read ("Check the cookbook ... Once done, enjoy your
+    meal"): its instructions are listed once the world offers an action on their thing
+    (``offered``: the names the actions possible now act on).
+    An instruction is done when a done action has its verb and its thing (``dice(red onion)``
+    does "dice the red onion"; ``cook(red potato, oven)`` does "roast the red potato"), or when
+    the world's words show its result (``states``, :func:`update_states`: the fridge holds
+    "a fried chicken wing", so "fry the chicken wing" is done). The instructions of a text are
+    written in the order they are done, so those before its last done one are over too (done
+    another way, or not needed)."""
     did = {(verb, args[0] if args else None) for verb, args in map(_parsed, done)}
+    shown = states or {}
+
+    def is_done(ins: Instruction) -> bool:
+        if (ins.verb, ins.thing) in did:
+            return True
+        state = shown.get(ins.thing) if ins.thing else None
+        return state is not None and state in result_forms(ins.phrase.split()[0])
+
     out: list[str] = []
-    for note in notes:
-        given = instructions(note.split(": ", 1)[-1], verbs, names)
-        over = [i for i, ins in enumerate(given) if (ins.verb, ins.thing) in did]
+    texts = [(n.split(": ", 1)[-1], names) for n in notes] + [(task, offered)]
+    for text, known in texts:
+        given = instructions(text, verbs, known)
+        over = [i for i, ins in enumerate(given) if is_done(ins)]
         for ins in given[over[-1] + 1 if over else 0 :]:
-            if (ins.verb, ins.thing) not in did and ins.phrase not in out:
+            if not is_done(ins) and ins.phrase not in out:
                 out.append(ins.phrase)
+    return out
+
+
+def result_forms(verb: str) -> set[str]:
+    """The words English uses for a thing a verb acted on (its past participles, by the
+    regular rules): fry -> fried, dice -> diced, chop -> chopped, roast -> roasted."""
+    w = verb.lower()
+    forms = {f"{w}ed", f"{w}d"} if w.endswith("e") else {f"{w}ed"}
+    if len(w) > 2 and w.endswith("y") and w[-2] not in _VOWELS:
+        forms.add(f"{w[:-1]}ied")
+    if len(w) > 2 and w[-1] not in _VOWELS + "wxy" and w[-2] in _VOWELS and w[-3] not in _VOWELS:
+        forms.add(f"{w}{w[-1]}ed")
+    return forms
+
+
+_VOWELS = "aeiou"
+
+
+def update_states(
+    states: Mapping[str, str], text: str, names: Collection[str], verbs: Sequence[VerbSpec]
+) -> dict[str, str]:
+    """What the world's words say each known thing is, after one more text: where ``text``
+    puts a result word of a verb of the API (:func:`result_forms` of its name's first word or
+    an alias) right before a known name ("a fried chicken wing", "a sliced red onion"), that
+    word becomes the thing's state; other mentions ("the chicken wing") leave it as it was."""
+    results = set().union(
+        *(
+            result_forms(_word_list(form)[0])
+            for v in verbs
+            for form in [v.name, *v.aliases]
+            if _word_list(form)
+        )
+    )
+    raw = _WORD.findall(text.lower())
+    known = sorted(((n.lower().split(), n) for n in names if n.strip()), key=lambda k: -len(k[0]))
+    out = dict(states)
+    i = 0
+    while i < len(raw):
+        match = next((k for k in known if raw[i : i + len(k[0])] == k[0]), None)
+        if match is None:
+            i += 1
+            continue
+        if i > 0 and raw[i - 1] in results:
+            out[match[1]] = raw[i - 1]
+        i += len(match[0])
     return out
 
 

@@ -72,6 +72,7 @@ class AgentState(TypedDict, total=False):
     trajectory: Annotated[list[TrajectoryStep], recent_window]  # the newest steps, compact
     notes: list[str]  # what the agent read that the task depends on (bounded)
     done_actions: list[str]  # actions that changed the world (bounded)
+    states: dict[str, str]  # known thing -> what the world's words last said it is (fried)
     # outcome and accounting
     done: bool
     success: bool

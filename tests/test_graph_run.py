@@ -316,24 +316,45 @@ def test_the_planner_is_told_what_the_recipe_it_read_leaves_to_do(agent_config, 
     """Read, the recipe's instructions are listed until done actions do them."""
     prompts: list[str] = []
     script = iter([("examine", ["cookbook"]), ("pick_up", ["red onion"]), ("pick_up", ["knife"])])
-    script = iter([*script, ("dice", ["red onion"]), ("look", [])])
+    script = iter([*script, ("dice", ["red onion"]), ("prepare_meal", []), ("look", [])])
 
     def plan(messages):
         prompts.append(message_text(messages))
         return [next(script)]
 
     llm = scripted_llm({"Plan": PlanScript(plan), **APPROVE})
-    agent_config.max_steps = 5
+    agent_config.max_steps = 6
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm)
     agent.run(thread_id="left")
     lefts = [
-        p.split("Left to do in your notes: ")[1].splitlines()[0] if "Left to do" in p else None
-        for p in prompts
+        p.split("Left to do: ")[1].splitlines()[0] if "Left to do" in p else None for p in prompts
     ]
     assert lefts == [
-        None,  # nothing read yet
+        None,  # nothing read yet; the task's "enjoy your meal" names no known thing yet
         "dice the red onion, prepare meal",
         "dice the red onion, prepare meal",
         "dice the red onion, prepare meal",
         "prepare meal",  # diced
+        "enjoy your meal",  # the task's last instruction, once the meal exists
     ]
+
+
+def test_what_the_world_says_a_thing_is_does_a_recipe_instruction(agent_config, make_agent):
+    """The 6-room game's chicken breast lies fried in the fridge: "fry the chicken breast" is
+    not left to do (cooked again, the game burns it and is lost)."""
+    prompts: list[str] = []
+    script = iter([("go", ["east"]), ("go", ["east"]), ("go", ["east"])])
+    script = iter([*script, ("examine", ["cookbook"]), ("pick_up", ["chicken breast"])])
+    script = iter([*script, ("look", [])])
+
+    def plan(messages):
+        prompts.append(message_text(messages))
+        return [next(script)]
+
+    llm = scripted_llm({"Plan": PlanScript(plan), **APPROVE})
+    agent_config.max_steps = 6
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_6rooms")), llm)
+    agent.run(thread_id="fried")
+    assert "fry the chicken breast" in prompts[4].split("Notes (read):")[1]  # the recipe says so
+    assert prompts[4].split("Left to do: ")[1].splitlines()[0] == "prepare meal"
+    assert prompts[5].split("Left to do: ")[1].splitlines()[0] == "prepare meal"

@@ -339,6 +339,70 @@ def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
     ]
 
 
+def test_an_instruction_acts_on_a_known_thing_it_does_not_ask_for_a_new_one():
+    from robomemory.grounding import Instruction, instructions
+
+    verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
+    task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
+    assert instructions(task, verbs, ["meal", "cookbook"]) == [
+        Instruction("eat", "meal", "enjoy your meal")
+    ]
+    assert instructions(task, verbs, ["cookbook"]) == []  # no meal yet: nothing to eat
+
+
+def test_result_forms_are_the_regular_past_participles():
+    from robomemory.grounding import result_forms
+
+    assert "fried" in result_forms("fry")
+    assert "diced" in result_forms("dice")
+    assert "chopped" in result_forms("chop")
+    assert "roasted" in result_forms("roast")
+    assert "grilled" in result_forms("grill")
+    assert "opened" in result_forms("open")
+    assert "fried" not in result_forms("roast")
+
+
+def test_the_world_s_words_before_a_known_name_are_its_state():
+    from robomemory.grounding import update_states
+
+    names = ["chicken wing", "chicken leg", "red onion", "onion", "fridge"]
+    text = "The fridge contains a fried chicken wing, a raw chicken leg and a diced red onion."
+    states = update_states({}, text, names, COOK_VERBS)
+    # "raw" is no result of an API verb; "diced" goes to the longest name, not to "onion"
+    assert states == {"chicken wing": "fried", "red onion": "diced"}
+    assert update_states(states, "You take the chicken wing.", names, COOK_VERBS) == states
+    roasted = update_states(states, "You roasted the onion. A roasted onion.", names, COOK_VERBS)
+    assert roasted == {**states, "onion": "roasted"}
+
+
+def test_an_instruction_the_world_shows_done_is_not_left_nor_what_came_before_it():
+    from robomemory.grounding import left_to_do
+
+    states = {"yellow potato": "fried"}
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states=states) == ["prepare meal"]
+    # a result of another verb does not do it
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"red potato": "diced"}) == [
+        "roast the red potato",
+        "dice the yellow potato",
+        "fry the yellow potato",
+        "prepare meal",
+    ]
+
+
+def test_the_task_s_instructions_come_after_the_notes():
+    from robomemory.grounding import left_to_do
+
+    verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
+    task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
+    done = ["cook(red potato, oven)", "dice(yellow potato)", "cook(yellow potato, stove)"]
+    # the meal is a known name (the recipe names it), but nothing can act on it yet
+    assert left_to_do([RECIPE], done, verbs, [*NAMES, "meal"], task=task) == ["prepare meal"]
+    made = [*done, "prepare_meal()"]
+    now = ["meal", "oven"]  # the names the actions possible now act on
+    assert left_to_do([RECIPE], made, verbs, NAMES, task=task, offered=now) == ["enjoy your meal"]
+    assert left_to_do([RECIPE], [*made, "eat(meal)"], verbs, NAMES, task=task, offered=now) == []
+
+
 def test_the_planner_and_critic_read_what_is_left_last():
     from robomemory.prompts.planner import critic_user
 
@@ -346,17 +410,17 @@ def test_the_planner_and_critic_read_what_is_left_last():
     text = planner_user("Task: cook", CANDIDATES, None, "step 2: x", None, None, left)
     assert text.endswith(
         "Last result: step 2: x\n\n"
-        "Left to do in your notes: dice the red onion, prepare meal\n\nChoose the next action."
+        "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
     )
     helped = planner_user(
         "Task: cook", CANDIDATES, None, "step 2: x", None, None, left, ["eat(meal)"]
     )
     assert helped.endswith(
         "Last result: step 2: x\n\nHelped before, possible now: eat(meal)\n\n"
-        "Left to do in your notes: dice the red onion, prepare meal\n\nChoose the next action."
+        "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
     )
     assert "Left to do" not in planner_user("Task: cook", CANDIDATES, None, "step 2: x")
     critic = critic_user(
         "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left
     )
-    assert "Left to do in your notes: dice the red onion, prepare meal" in critic
+    assert "Left to do: dice the red onion, prepare meal" in critic

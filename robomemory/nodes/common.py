@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext, live_context
 from robomemory.core import Action, ActionSpace
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding import helped_now, left_to_do, offered_candidates
+from robomemory.grounding import helped_now, left_to_do, offered_candidates, update_states
 from robomemory.prompts.longterm import lesson_actions
 from robomemory.state import AgentState, last_result_of, observation_of
 
@@ -75,10 +75,34 @@ def current_candidates(
     )
 
 
+def known_names(space: ActionSpace) -> list[str]:
+    """The names the executor knows now: its targets and the arguments of its candidates."""
+    return [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
+
+
 def notes_left(state: AgentState, space: ActionSpace) -> list[str]:
-    """What the episode's notes instruct that is not done yet (:func:`left_to_do`)."""
-    names = [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
-    return left_to_do(state.get("notes") or [], state.get("done_actions") or [], space.verbs, names)
+    """What the episode's notes, then its task, instruct that is not done yet
+    (:func:`left_to_do`)."""
+    return left_to_do(
+        state.get("notes") or [],
+        state.get("done_actions") or [],
+        space.verbs,
+        known_names(space),
+        task=state.get("task") or "",
+        offered=[a for c in space.candidates for a in c.args],
+        states=state.get("states") or {},
+    )
+
+
+def world_states(
+    states: dict[str, str] | None, texts: list[str], space: ActionSpace
+) -> dict[str, str]:
+    """``states`` after the world's newest texts (:func:`update_states`)."""
+    out = dict(states or {})
+    names = known_names(space)
+    for text in dict.fromkeys(t for t in texts if t):
+        out = update_states(out, text, names, space.verbs)
+    return out
 
 
 def lessons_now(state: AgentState, candidates: list[Action]) -> list[str]:

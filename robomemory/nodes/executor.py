@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
 from robomemory.grounding import update_done, update_notes
-from robomemory.nodes.common import NodeRun
+from robomemory.nodes.common import NodeRun, world_states
 from robomemory.state import AgentState, current_plan, observation_of
 
 
@@ -42,6 +42,9 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "trajectory": [item],
         "notes": update_notes(state.get("notes") or [], item, state.get("task") or ""),
         "done_actions": update_done(state.get("done_actions") or [], item),
+        "states": world_states(
+            state.get("states"), [result.message, obs.text], run.ctx.executor.action_space()
+        ),
     }
     # Keep the previous observation when the executor returns none (e.g. a rejected action).
     if obs.text or obs.images or obs.score is not None:

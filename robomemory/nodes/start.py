@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.core import RouteLearner
-from robomemory.nodes.common import NodeRun
+from robomemory.nodes.common import NodeRun, world_states
 from robomemory.state import AgentState
 
 
@@ -24,6 +24,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "handles": handles,
             "step": 0,
             "observation": observation.model_dump(),
+            "states": world_states({}, [observation.text], run.ctx.executor.action_space()),
             "temporal": [],
             "plan": [],
             "plan_index": 0,

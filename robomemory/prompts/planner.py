@@ -145,10 +145,12 @@ def planner_user(
 
 
 def left_line(left: Sequence[str]) -> str:
-    """What the notes instruct that is not done, as written (measured on the 1.5B planner:
-    4 of 4 replayed prompts that sliced, or picked up what the recipe does not name, chose
-    ``dice(red onion)`` with "Left to do in your notes: dice the red onion, prepare meal")."""
-    return f"Left to do in your notes: {', '.join(left)}"
+    """What the notes and the task instruct that is not done, as written. Measured on the
+    1.5B planner: 4 of 4 replayed prompts that sliced, or picked up what the recipe does not
+    name, chose ``dice(red onion)`` with "Left to do in your notes: dice the red onion, prepare
+    meal"; 3 of 3 that picked things up after ``prepare_meal()`` chose ``eat(meal)`` with
+    "Left to do: enjoy your meal"."""
+    return f"Left to do: {', '.join(left)}"
 
 
 def helped_line(helped: Sequence[str]) -> str:

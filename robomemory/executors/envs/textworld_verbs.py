@@ -58,5 +58,6 @@ COOKING_VERBS = [
         name="eat",
         arg_kinds=["object"],
         description="eat food (a cooking task ends by eating the prepared meal)",
+        aliases=["enjoy"],
     ),
 ]
