@@ -7,7 +7,14 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 ROBOT_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
@@ -150,6 +157,14 @@ class AgentConfig(StrictModel):
     max_plan_len: int = Field(
         default=3, ge=1, le=50, description="Actions in one plan (first + later)."
     )
+    min_plan_len: int = Field(
+        default=1,
+        ge=1,
+        le=50,
+        description="Actions a plan names at least (first + later; at most max_plan_len). "
+        "Above 1 the planner plans ahead, as the paper's does, and the critic checks the "
+        "later steps; the 1.5B model, left free, names one.",
+    )
     n_queries: int = Field(default=4, ge=1, le=8, description="Queries per step (paper: 4-5).")
     max_candidates: int | None = Field(
         default=20,
@@ -159,6 +174,14 @@ class AgentConfig(StrictModel):
     )
     critic_enabled: bool = True
     robot_id: str = Field(default="default", description="Whose memories: [A-Za-z0-9_-].")
+
+    @model_validator(mode="after")
+    def _plan_lengths(self) -> AgentConfig:
+        if self.min_plan_len > self.max_plan_len:
+            raise ValueError(
+                f"min_plan_len {self.min_plan_len} exceeds max_plan_len {self.max_plan_len}"
+            )
+        return self
 
     @field_validator("robot_id")
     @classmethod

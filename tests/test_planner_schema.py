@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from robomemory.core import ActionSpace, VerbSpec
+from robomemory.core import Action, ActionSpace, VerbSpec
 from robomemory.prompts.planner import make_plan_model, to_action
 
 SPACE = ActionSpace(
@@ -59,3 +59,39 @@ def test_plan_length_is_bounded():
     model = make_plan_model(SPACE, 2)
     with pytest.raises(ValidationError):
         model.model_validate(_plan(*[{"action": "look", "args": []}] * 3))
+
+
+def test_a_minimum_plan_length_makes_the_planner_name_later_steps():
+    look = {"action": "look", "args": []}
+    model = make_plan_model(SPACE, 3, min_len=2)
+    with pytest.raises(ValidationError):
+        model.model_validate(_plan(look))
+    assert len(model.model_validate(_plan(look, look)).steps) == 2
+    grounded = make_plan_model(SPACE, 3, [Action(verb="look")], min_len=2)
+    with pytest.raises(ValidationError):
+        grounded.model_validate({"next": "look()", "then": []})
+    assert grounded.model_validate({"next": "look()", "then": [look]}).then
+    with pytest.raises(ValueError, match="1 <= 4 <= 3"):
+        make_plan_model(SPACE, 3, min_len=4)
+
+
+def test_the_config_refuses_a_minimum_plan_length_above_the_maximum():
+    from robomemory.config import AgentConfig
+
+    with pytest.raises(ValidationError, match="exceeds max_plan_len"):
+        AgentConfig(min_plan_len=4, max_plan_len=3)
+    assert AgentConfig(min_plan_len=3, max_plan_len=3).min_plan_len == 3
+
+
+def test_bench_plan_len_sets_both_bounds():
+    import argparse
+
+    from robomemory.eval.bench.suite import add_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--suite", "tiny", "--out", "x", "--plan-len", "5"])
+    cfg = config_from_args(args)
+    assert (cfg.min_plan_len, cfg.max_plan_len) == (5, 5)
+    with pytest.raises(SystemExit, match="--plan-len: invalid configuration: max_plan_len"):
+        config_from_args(parser.parse_args(["--suite", "tiny", "--out", "x", "--plan-len", "0"]))

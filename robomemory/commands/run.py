@@ -28,6 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--task", help="the task (robot: required; a world: overrides its objective)")
     p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument(
+        "--plan-len",
+        type=int,
+        metavar="N",
+        help="the planner names N actions a plan; the critic checks the later ones "
+        "(default: 1 to 3, the model's choice)",
+    )
     p.add_argument("--robot-id", default="default", help="whose long-term memory to use")
     p.add_argument(
         "--world",
@@ -63,6 +70,9 @@ def make_config(args: argparse.Namespace) -> AgentConfig:
         if args.model_name:
             model.model = args.model_name
         cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot_id)
+        if args.plan_len is not None:
+            cfg.max_plan_len = args.plan_len  # first: min_plan_len may not exceed it
+            cfg.min_plan_len = args.plan_len
         cfg.memory.data_dir = Path(data) / "memory"
     except ValidationError as exc:
         raise ValueError(config_error_line(exc)) from None

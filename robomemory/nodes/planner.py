@@ -25,7 +25,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("planner", runtime)
     space = run.ctx.executor.action_space()
     candidates = current_candidates(state, space, run.ctx.config.max_candidates)
-    schema = make_plan_model(space, run.ctx.config.max_plan_len, candidates)
+    config = run.ctx.config
+    schema = make_plan_model(space, config.max_plan_len, candidates, config.min_plan_len)
     verdict = state.get("verdict")
     critique = None if approves(verdict) else (verdict or {}).get("reason")
     last = last_result_line(state)

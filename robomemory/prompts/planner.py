@@ -71,7 +71,7 @@ def make_step_model(space: ActionSpace) -> Any:
 
 
 @lru_cache(maxsize=256)
-def _plan_model(first: tuple[str, ...], later: Any, max_len: int) -> type[BaseModel]:
+def _plan_model(first: tuple[str, ...], later: Any, max_len: int, min_len: int) -> type[BaseModel]:
     # No free-text "thought" before the choice: measured on the embedded 1.5B model, a thought
     # talked it into reading again ("examine the ingredients first") where, without it, it
     # took the recipe's ingredient; and it cost a third of the planner's output tokens.
@@ -80,24 +80,31 @@ def _plan_model(first: tuple[str, ...], later: Any, max_len: int) -> type[BaseMo
             "Plan",
             __config__=STRICT,
             next=(Literal[first], Field(description="an action possible now")),  # type: ignore[valid-type]
-            then=(list[later], Field(default_factory=list, max_length=max_len - 1)),
+            then=(
+                list[later],
+                Field(default_factory=list, min_length=min_len - 1, max_length=max_len - 1),
+            ),
         )
     return create_model(
-        "Plan", __config__=STRICT, steps=(list[later], Field(min_length=1, max_length=max_len))
+        "Plan",
+        __config__=STRICT,
+        steps=(list[later], Field(min_length=min_len, max_length=max_len)),
     )
 
 
 def make_plan_model(
-    space: ActionSpace, max_len: int, candidates: list[Action] | None = None
+    space: ActionSpace, max_len: int, candidates: list[Action] | None = None, min_len: int = 1
 ) -> type[BaseModel]:
-    """A pydantic model for a multi-step plan over the space.
+    """A pydantic model for a plan of ``min_len`` to ``max_len`` steps over the space.
 
     With candidates (the actions possible now) the first step ``next`` is one of them, by its
     text, e.g. ``"pick_up(milk)"``; the later steps ``then`` stay over verbs x known names,
     since the world changes. Without candidates every step is over verbs x known names.
     """
+    if not 1 <= min_len <= max_len:
+        raise ValueError(f"plan length bounds must satisfy 1 <= {min_len} <= {max_len}")
     first = tuple(str(a) for a in candidates or [])
-    return _plan_model(first, make_step_model(space), max_len)
+    return _plan_model(first, make_step_model(space), max_len, min_len)
 
 
 def to_action(step: BaseModel) -> Action:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
 
-from robomemory.config import AgentConfig
+from robomemory.config import AgentConfig, config_error_line
 from robomemory.eval.report import write_report
 from robomemory.eval.runner import AGENTS, SuiteRunner
 from robomemory.eval.suites import SUITES, games_suite, get_suite
@@ -51,6 +52,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes", type=int, default=None, help="first N tasks of the suite")
     p.add_argument("--max-steps", type=int, default=None, help="default: the suite's")
     p.add_argument(
+        "--plan-len",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the planner names N actions a plan (the critic checks the later ones); "
+        "default: 1 to the config's max_plan_len, the model's choice",
+    )
+    p.add_argument(
         "--memory-scope",
         choices=("suite", "task"),
         default="suite",
@@ -67,6 +76,12 @@ def config_from_args(args: argparse.Namespace) -> AgentConfig:
         cfg.model.model = args.model_name
     if args.base_url:
         cfg.model.base_url = args.base_url
+    if args.plan_len is not None:
+        try:
+            cfg.max_plan_len = args.plan_len  # first: min_plan_len may not exceed it
+            cfg.min_plan_len = args.plan_len
+        except ValidationError as exc:
+            raise SystemExit(f"--plan-len: {config_error_line(exc)}") from None
     return cfg
 
 
