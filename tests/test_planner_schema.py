@@ -41,6 +41,7 @@ def test_arguments_are_limited_to_known_names_of_the_right_kind():
         {"action": "examine", "args": ["kitchen"]},  # a place is not an object
         {"action": "examine", "args": ["banana"]},  # never seen
         {"action": "examine", "args": []},  # wrong arity
+        {"action": "examine"},  # arguments left out
         {"action": "fly", "args": []},  # not a verb
     ):
         with pytest.raises(ValidationError):
@@ -70,6 +71,9 @@ def test_a_minimum_plan_length_makes_the_planner_name_later_steps():
     grounded = make_plan_model(SPACE, 3, [Action(verb="look")], min_len=2)
     with pytest.raises(ValidationError):
         grounded.model_validate({"next": "look()", "then": []})
+    with pytest.raises(ValidationError):  # nor left out: the grammar must ask for it
+        grounded.model_validate({"next": "look()"})
+    assert "then" in grounded.model_json_schema()["required"]
     assert grounded.model_validate({"next": "look()", "then": [look]}).then
     with pytest.raises(ValueError, match="1 <= 4 <= 3"):
         make_plan_model(SPACE, 3, min_len=4)

@@ -48,7 +48,12 @@ def _verb_step(verb: str, kinds: tuple[tuple[str, ...] | None, ...]) -> type[Bas
     return create_model(
         f"Step_{verb}",
         action=(Literal[verb], ...),  # type: ignore[valid-type]
-        args=(list[arg_type], Field(default_factory=list, min_length=n, max_length=n)),
+        # Required for a verb that takes arguments: a default would let the grammar leave
+        # them out, and "examine()" cannot run.
+        args=(
+            list[arg_type],
+            Field(min_length=n, max_length=n) if n else Field(default_factory=list, max_length=0),
+        ),
     )
 
 
@@ -80,9 +85,12 @@ def _plan_model(first: tuple[str, ...], later: Any, max_len: int, min_len: int) 
             "Plan",
             __config__=STRICT,
             next=(Literal[first], Field(description="an action possible now")),  # type: ignore[valid-type]
+            # Required when later steps are: a default would let the grammar leave it out.
             then=(
                 list[later],
-                Field(default_factory=list, min_length=min_len - 1, max_length=max_len - 1),
+                Field(min_length=min_len - 1, max_length=max_len - 1)
+                if min_len > 1
+                else Field(default_factory=list, max_length=max_len - 1),
             ),
         )
     return create_model(
