@@ -312,24 +312,32 @@ def test_no_step_runs_ahead_of_its_checkpoint(agent_config, make_agent, tmp_path
     assert ahead == []  # every action ran after the previous step's checkpoint was stored
 
 
-def test_the_planner_is_told_what_the_recipe_it_read_leaves_to_do(agent_config, make_agent):
-    """Read, the recipe's instructions are listed until done actions do them."""
+def _planner_prompts(agent_config, make_agent, game: str, steps: list) -> list[str]:
+    """Play ``steps`` (verb, args) in a bundled game; return every planner prompt."""
     prompts: list[str] = []
-    script = iter([("examine", ["cookbook"]), ("pick_up", ["red onion"]), ("pick_up", ["knife"])])
-    script = iter([*script, ("dice", ["red onion"]), ("prepare_meal", []), ("look", [])])
+    script = iter(steps)
 
     def plan(messages):
         prompts.append(message_text(messages))
         return [next(script)]
 
     llm = scripted_llm({"Plan": PlanScript(plan), **APPROVE})
-    agent_config.max_steps = 6
-    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm)
-    agent.run(thread_id="left")
-    lefts = [
-        p.split("Left to do: ")[1].splitlines()[0] if "Left to do" in p else None for p in prompts
-    ]
-    assert lefts == [
+    agent_config.max_steps = len(steps)
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game(game)), llm)
+    agent.run(thread_id=game)
+    return prompts
+
+
+def _left(prompt: str) -> str | None:
+    return prompt.split("Left to do: ")[1].splitlines()[0] if "Left to do" in prompt else None
+
+
+def test_the_planner_is_told_what_the_recipe_it_read_leaves_to_do(agent_config, make_agent):
+    """Read, the recipe's instructions are listed until done actions do them."""
+    steps = [("examine", ["cookbook"]), ("pick_up", ["red onion"]), ("pick_up", ["knife"])]
+    steps += [("dice", ["red onion"]), ("prepare_meal", []), ("look", [])]
+    prompts = _planner_prompts(agent_config, make_agent, "cooking_1room_cut", steps)
+    assert [_left(p) for p in prompts] == [
         None,  # nothing read yet; the task's "enjoy your meal" names no known thing yet
         "dice the red onion, prepare meal",
         "dice the red onion, prepare meal",
@@ -342,19 +350,8 @@ def test_the_planner_is_told_what_the_recipe_it_read_leaves_to_do(agent_config, 
 def test_what_the_world_says_a_thing_is_does_a_recipe_instruction(agent_config, make_agent):
     """The 6-room game's chicken breast lies fried in the fridge: "fry the chicken breast" is
     not left to do (cooked again, the game burns it and is lost)."""
-    prompts: list[str] = []
-    script = iter([("go", ["east"]), ("go", ["east"]), ("go", ["east"])])
-    script = iter([*script, ("examine", ["cookbook"]), ("pick_up", ["chicken breast"])])
-    script = iter([*script, ("look", [])])
-
-    def plan(messages):
-        prompts.append(message_text(messages))
-        return [next(script)]
-
-    llm = scripted_llm({"Plan": PlanScript(plan), **APPROVE})
-    agent_config.max_steps = 6
-    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_6rooms")), llm)
-    agent.run(thread_id="fried")
+    steps = [("go", ["east"]), ("go", ["east"]), ("go", ["east"]), ("examine", ["cookbook"])]
+    steps += [("pick_up", ["chicken breast"]), ("look", [])]
+    prompts = _planner_prompts(agent_config, make_agent, "cooking_6rooms", steps)
     assert "fry the chicken breast" in prompts[4].split("Notes (read):")[1]  # the recipe says so
-    assert prompts[4].split("Left to do: ")[1].splitlines()[0] == "prepare meal"
-    assert prompts[5].split("Left to do: ")[1].splitlines()[0] == "prepare meal"
+    assert _left(prompts[4]) == _left(prompts[5]) == "prepare meal"
