@@ -76,10 +76,11 @@ def config_from_args(args: argparse.Namespace) -> AgentConfig:
         cfg.model.model = args.model_name
     if args.base_url:
         cfg.model.base_url = args.base_url
-    if args.plan_len is not None:
+    plan_len = getattr(args, "plan_len", None)  # other benches share these arguments
+    if plan_len is not None:
         try:
-            cfg.max_plan_len = args.plan_len  # first: min_plan_len may not exceed it
-            cfg.min_plan_len = args.plan_len
+            cfg.max_plan_len = plan_len  # first: min_plan_len may not exceed it
+            cfg.min_plan_len = plan_len
         except ValidationError as exc:
             raise SystemExit(f"--plan-len: {config_error_line(exc)}") from None
     return cfg
