@@ -373,24 +373,23 @@ def left_to_do(
     does "dice the red onion"; ``cook(red potato, oven)`` does "roast the red potato"), or when
     the world's words show its result (``states``, :func:`update_states`: the fridge holds
     "a fried chicken wing", so "fry the chicken wing" is done). The instructions of a text are
-    written in the order they are done, so those before its last done one are over too (done
-    another way, or not needed)."""
+    written in the order they are done, so those before the last one a done action did are
+    over too (done another way, or not needed). A result the world shows ends only its own
+    instruction: a thing may come fried and still need slicing."""
     did = {(verb, args[0] if args else None) for verb, args in map(_parsed, done)}
     shown = states or {}
 
-    def is_done(ins: Instruction) -> bool:
-        if (ins.verb, ins.thing) in did:
-            return True
-        state = shown.get(ins.thing) if ins.thing else None
-        return state is not None and state in result_forms(ins.phrase.split()[0])
+    def shows(ins: Instruction) -> bool:
+        words = shown.get(ins.thing, "").split() if ins.thing else []
+        return not result_forms(ins.phrase.split()[0]).isdisjoint(words)
 
     out: list[str] = []
     texts = [(n.split(": ", 1)[-1], names) for n in notes] + [(task, offered)]
     for text, known in texts:
         given = instructions(text, verbs, known)
-        over = [i for i, ins in enumerate(given) if is_done(ins)]
+        over = [i for i, ins in enumerate(given) if (ins.verb, ins.thing) in did]
         for ins in given[over[-1] + 1 if over else 0 :]:
-            if not is_done(ins) and ins.phrase not in out:
+            if (ins.verb, ins.thing) not in did and not shows(ins) and ins.phrase not in out:
                 out.append(ins.phrase)
     return out
 
@@ -414,9 +413,10 @@ def update_states(
     states: Mapping[str, str], text: str, names: Collection[str], verbs: Sequence[VerbSpec]
 ) -> dict[str, str]:
     """What the world's words say each known thing is, after one more text: where ``text``
-    puts a result word of a verb of the API (:func:`result_forms` of its name's first word or
-    an alias) right before a known name ("a fried chicken wing", "a sliced red onion"), that
-    word becomes the thing's state; other mentions ("the chicken wing") leave it as it was."""
+    puts result words of verbs of the API (:func:`result_forms` of a verb's first word or an
+    alias) right before a known name ("a fried chicken wing", "a diced roasted red tuna"),
+    those words become the thing's state ("diced roasted"); other mentions ("the chicken
+    wing") leave it as it was."""
     results = set().union(
         *(
             result_forms(_word_list(form)[0])
@@ -434,8 +434,11 @@ def update_states(
         if match is None:
             i += 1
             continue
-        if i > 0 and raw[i - 1] in results:
-            out[match[1]] = raw[i - 1]
+        start = i
+        while start > 0 and raw[start - 1] in results:
+            start -= 1
+        if start < i:
+            out[match[1]] = " ".join(raw[start:i])
         i += len(match[0])
     return out
 

@@ -373,13 +373,24 @@ def test_the_world_s_words_before_a_known_name_are_its_state():
     assert update_states(states, "You take the chicken wing.", names, COOK_VERBS) == states
     roasted = update_states(states, "You roasted the onion. A roasted onion.", names, COOK_VERBS)
     assert roasted == {**states, "onion": "roasted"}
+    both = update_states({}, "The fridge holds a diced roasted red onion.", names, COOK_VERBS)
+    assert both == {"red onion": "diced roasted"}
 
 
 def test_an_instruction_the_world_shows_done_is_not_left_nor_what_came_before_it():
     from robomemory.grounding import left_to_do
 
-    states = {"yellow potato": "fried"}
-    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states=states) == ["prepare meal"]
+    states = {"yellow potato": "diced fried"}
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states=states) == [
+        "roast the red potato",
+        "prepare meal",
+    ]
+    # fried, the yellow potato may still need dicing: a shown result ends only its instruction
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"yellow potato": "fried"}) == [
+        "roast the red potato",
+        "dice the yellow potato",
+        "prepare meal",
+    ]
     # a result of another verb does not do it
     assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"red potato": "diced"}) == [
         "roast the red potato",
