@@ -175,6 +175,11 @@ class AgentConfig(StrictModel):
     critic_enabled: bool = True
     robot_id: str = Field(default="default", description="Whose memories: [A-Za-z0-9_-].")
 
+    def plan_exactly(self, n: int) -> None:
+        """Make every plan ``n`` actions (min and max plan length both ``n``)."""
+        self.max_plan_len = n  # first: min_plan_len may not exceed it
+        self.min_plan_len = n
+
     @model_validator(mode="after")
     def _plan_lengths(self) -> AgentConfig:
         if self.min_plan_len > self.max_plan_len:

@@ -71,8 +71,7 @@ def make_config(args: argparse.Namespace) -> AgentConfig:
             model.model = args.model_name
         cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot_id)
         if args.plan_len is not None:
-            cfg.max_plan_len = args.plan_len  # first: min_plan_len may not exceed it
-            cfg.min_plan_len = args.plan_len
+            cfg.plan_exactly(args.plan_len)
         cfg.memory.data_dir = Path(data) / "memory"
     except ValidationError as exc:
         raise ValueError(config_error_line(exc)) from None

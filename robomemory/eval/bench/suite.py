@@ -79,8 +79,7 @@ def config_from_args(args: argparse.Namespace) -> AgentConfig:
     plan_len = getattr(args, "plan_len", None)  # other benches share these arguments
     if plan_len is not None:
         try:
-            cfg.max_plan_len = plan_len  # first: min_plan_len may not exceed it
-            cfg.min_plan_len = plan_len
+            cfg.plan_exactly(plan_len)
         except ValidationError as exc:
             raise SystemExit(f"--plan-len: {config_error_line(exc)}") from None
     return cfg
