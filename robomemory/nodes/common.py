@@ -32,12 +32,17 @@ class NodeRun:
         return update
 
 
-def last_action_text(state: AgentState) -> str | None:
-    """The last action and the world's answer, as the step summarizer is shown them."""
+def last_action_text(state: AgentState, shown: str = "") -> str | None:
+    """The last action and the world's answer, as the step summarizer is shown them; the
+    answer is left out when it is the text ``shown`` anyway (the observation), so the prompt
+    carries it once."""
     result = last_result_of(state)
     if result is None:
         return None
-    return f"{result.action} -> {result.outcome.value}: {result.message}".strip()
+    head = f"{result.action} -> {result.outcome.value}"
+    if " ".join(result.message.split()) in ("", " ".join(shown.split())):
+        return head
+    return f"{head}: {result.message}".strip()
 
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot

@@ -24,7 +24,7 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("perceive", runtime)
     obs = observation_of(state)
     task = state["task"]
-    user = perceive_user(last_action_text(state), obs.text, obs.place, obs.names)
+    user = perceive_user(last_action_text(state, obs.text), obs.text, obs.place, obs.names)
     n = run.ctx.config.n_queries
 
     def summarize(_: object) -> str:

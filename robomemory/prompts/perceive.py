@@ -8,28 +8,27 @@ from pydantic import BaseModel, Field, StringConstraints
 
 # Bounded outputs: every token the 1.5B model writes costs ~70 ms on two cores; a query of a
 # few words embeds and retrieves as well as a sentence.
-QUERY_CHARS = 48
-SUMMARY_CHARS = 240
+QUERY_CHARS = 40
+SUMMARY_CHARS = 200
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
 
 SUMMARIZER_SYSTEM = (
-    "You are the step summarizer of a robot. In at most two short sentences, using only "
-    "facts the observation states: the result of the last action, the room the robot is in, "
-    "where the things it names are (say what is in or on what). Use the names given. Copy "
-    "lists such as recipes or ingredients word for word."
+    "You are the step summarizer of a robot. In one short sentence, using only facts the "
+    "observation states: the result of the last action, the room the robot is in, where the "
+    "things it names are (say what is in or on what). Use the names given."
 )
 
 QUERY_SYSTEM = (
-    "You are the query generator of a robot's memory. Write queries of a few words "
-    "that fetch from memory what helps the next decision: where needed objects are, what was "
-    "already tried, how similar tasks were solved."
+    "You are the query generator of a robot's memory. Write queries of 2 to 4 words that "
+    "fetch from memory what helps the next decision: where needed objects are, what was "
+    "already tried, how similar tasks were solved. Example: knife location"
 )
 
 
 class StepSummary(BaseModel):
     """s_t: what just happened, in plain words."""
 
-    summary: str = Field(description="at most 2 short sentences", max_length=SUMMARY_CHARS)
+    summary: str = Field(description="one short sentence", max_length=SUMMARY_CHARS)
 
 
 class MemoryQueries(BaseModel):
@@ -58,4 +57,4 @@ def perceive_user(
 
 def query_user(task: str, base: str, n: int) -> str:
     """The query generator's user message: the task, then the summarizer's message."""
-    return f"Task: {task}\n{base}\n\nWrite {n} queries."
+    return f"Task: {task}\n{base}\n\nWrite {n} queries of 2 to 4 words."
