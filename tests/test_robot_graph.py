@@ -45,7 +45,7 @@ def answers(schema, messages):
         "ExtractedRelations": {
             "relations": [{"subject": "banana", "relation": "on", "object": "kitchen_counter"}]
         },
-        "ResolverDecision": {"delete": [], "modify": [], "add": []},
+        "ResolverDecision": {"delete": []},
         "CriticVerdict": {"approve": True, "reason": "the step follows the plan"},
         "SemanticInsights": {"helped": [], "hurt": [], "task": ["navigate before picking up"]},
         "EpisodeRecord": {"summary": "Took the banana from the counter to the basket."},

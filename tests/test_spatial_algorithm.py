@@ -134,13 +134,13 @@ def test_invalidation_keeps_history_and_prunes(script, llm):
     assert "until step 2" in render_triples(mem.triples(include_invalid=True), history=True)
 
 
-def test_modify_invalidates_and_adds(script, llm):
+def test_an_answer_that_deletes_nothing_keeps_old_and_new(script, llm):
+    """Both may be true ("milk at fridge" and "milk in kitchen"): the resolver decides."""
     mem = make_memory()
-    step(mem, script, llm, 1, [("apple", "near", "I"), ("apple", "on", "counter")])
-    modify = {"modify": [{"id": 1, "subject": "apple", "relation": "near", "object": "counter"}]}
-    step(mem, script, llm, 2, [("apple", "in", "basket")], queries=["apple"], decision=modify)
-    assert valid(mem) == {"apple on counter", "apple in basket", "apple near counter"}
-    assert "apple near I" in {t.text() for t in mem.triples(include_invalid=True)}
+    step(mem, script, llm, 1, [("milk", "at", "fridge")])
+    stats = step(mem, script, llm, 2, [("milk", "in", "kitchen")], decision={"delete": []})
+    assert script.prompts["ResolverDecision"], "resolver must have been asked"
+    assert valid(mem) == {"milk at fridge", "milk in kitchen"} and stats.ops_applied == 0
 
 
 def test_entering_a_room_asks_nothing_about_what_is_there(script, llm):
@@ -158,8 +158,8 @@ def test_entering_a_room_asks_nothing_about_what_is_there(script, llm):
 BAD_ANSWERS = [
     {"delete": [99]},
     {"delete": [1, 99]},  # one bad id rejects the whole answer
-    {"modify": [{"id": 2, "subject": "", "relation": "on", "object": "x"}]},
-    {"add": [{"subject": "cup", "relation": "on", "object": "cup"}]},
+    {"modify": [{"id": 1, "subject": "cup", "relation": "on", "object": "x"}]},  # old format
+    {"delete": [], "add": [{"subject": "cup", "relation": "on", "object": "cup"}]},
     {"delete": ["one"]},
     "definitely not json",
 ]
@@ -185,17 +185,13 @@ def test_bad_resolver_answer_invalidates_nothing(script, llm, answer):
         assert stats.ops_rejected in (0, sum(len(v) for v in answer.values()))
 
 
-def test_the_resolver_may_name_only_shown_ids_and_names():
+def test_the_resolver_may_name_only_shown_ids():
     from robomemory.prompts.spatial import resolver_model
 
-    schema = resolver_model((1, 2), ("cup", "drawer", "table"))
-    ok = schema.model_validate_json('{"delete": [2], "modify": [], "add": []}')
+    schema = resolver_model((1, 2))
+    ok = schema.model_validate_json('{"delete": [2]}')
     assert ok.delete == [2]
-    for bad in (
-        '{"delete": [3], "modify": [], "add": []}',
-        '{"delete": [], "modify": [], "add": [{"subject": "{cup}", "relation": "on",'
-        ' "object": "table"}]}',
-    ):
+    for bad in ('{"delete": [3]}', '{"delete": [], "add": []}', "{}", '{"delete": [1, 2, 1]}'):
         with pytest.raises(ValidationError):
             schema.model_validate_json(bad)
 

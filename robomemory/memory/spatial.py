@@ -251,20 +251,13 @@ class SpatialMemory:
         answer with :func:`apply_decision` (all or nothing)."""
         ids = resolver_ids(local)
         shown = [(i, t.text()) for i, t in ids.items()]
-        names = sorted({n for t in [*ids.values(), *local.evidence] for n in (t.subject, t.object)})
         res = llm.call(
-            prompts.resolver_model(tuple(ids), tuple(names)),
+            prompts.resolver_model(tuple(ids)),
             prompts.RESOLVE_SYSTEM,
             prompts.resolve_user(shown, [t.text() for t in local.evidence]),
-            fallback=prompts.ResolverDecision(),
+            fallback=prompts.ResolverDecision(delete=[]),
         )
-        d = res.value
-        return apply_decision(
-            local,
-            delete=d.delete,
-            modify=[(m.id, make_triple(m.subject, m.relation, m.object)) for m in d.modify],
-            add=[make_triple(a.subject, a.relation, a.object) for a in d.add],
-        )
+        return apply_decision(local, delete=res.value.delete)
 
     # ---- embeddings --------------------------------------------------------------------------
     def _vectors(self, texts: Sequence[str]) -> list[list[float]]:

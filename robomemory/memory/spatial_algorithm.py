@@ -240,32 +240,17 @@ def resolver_ids(local: LocalGraph) -> dict[int, Triple]:
     return dict(enumerate(local.candidates, start=1))
 
 
-def apply_decision(
-    local: LocalGraph,
-    delete: Sequence[int],
-    modify: Sequence[tuple[int, Triple | None]],
-    add: Sequence[Triple | None],
-) -> Resolution:
-    """Turn the resolver's operations into a :class:`Resolution`, all or nothing.
-
-    ``modify`` pairs a shown id with its replacement; None stands for a malformed relation.
-    An unknown id or a malformed relation rejects every operation: G_new's fresh edges are
-    then added and nothing is invalidated (what the robot observes now is never dropped)."""
+def apply_decision(local: LocalGraph, delete: Sequence[int]) -> Resolution:
+    """Turn the resolver's answer (the shown ids of the known edges now false) into a
+    :class:`Resolution`, all or nothing: G_new's fresh edges are always added; an unknown id
+    rejects the whole answer, and nothing is invalidated then (what the robot observes now is
+    never dropped)."""
     ids = resolver_ids(local)
-    n_ops = len(delete) + len(modify) + len(add)
-    removed = [*delete, *(i for i, _ in modify)]
-    extra = [t for _, t in modify] + list(add)
-    if any(i not in ids for i in removed) or any(t is None for t in extra):
-        log.warning("spatial resolver: rejected %d ops (unknown id or malformed)", n_ops)
-        return Resolution(add=list(local.fresh), rejected=n_ops)
-    invalidate = sorted({ids[i].id for i in removed if ids[i].id is not None})
-    out = list(local.fresh)
-    seen = {edge_key(t) for t in out} | {edge_key(t) for t in local.old if t.id not in invalidate}
-    for t in extra:
-        if t is not None and edge_key(t) not in seen:
-            out.append(t)
-            seen.add(edge_key(t))
-    return Resolution(add=out, invalidate=invalidate, applied=n_ops)
+    if any(i not in ids for i in delete):
+        log.warning("spatial resolver: rejected %d deletions (unknown id)", len(delete))
+        return Resolution(add=list(local.fresh), rejected=len(delete))
+    invalidate = sorted({ids[i].id for i in delete if ids[i].id is not None})
+    return Resolution(add=list(local.fresh), invalidate=invalidate, applied=len(set(delete)))
 
 
 @dataclass

@@ -109,11 +109,7 @@ class Fuzzer:
                 ]
                 return {"relations": rel}
             case "ResolverDecision":
-                return {
-                    "delete": [r.randint(-2, 8) for _ in range(r.randint(0, 3))],
-                    "modify": [],
-                    "add": [],
-                }
+                return {"delete": [r.randint(-2, 8) for _ in range(r.randint(0, 3))]}
             case "SemanticInsights":
                 return {"helped": [], "hurt": [], "task": [sentence]}
             case "MemoryDecision":

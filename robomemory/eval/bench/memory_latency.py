@@ -89,7 +89,7 @@ def make_responder() -> Callable[[str, dict, list[dict]], dict]:
                     }
             return {"relations": []}
         if schema_name == "ResolverDecision":
-            return {"delete": [], "modify": [], "add": []}
+            return {"delete": []}
         if schema_name == "TemporalSummary":
             return {"summary": "Earlier: I walked through the house and saw objects."}
         if schema_name == "MemoryDecision":
