@@ -243,8 +243,10 @@ PROMPT_SLOTS: dict[str, int] = {
     "BaselineTurn": 4,
     "CriticVerdict": 5,
     "TemporalSummary": 6,
+    "SemanticInsights": 7,  # the two end-of-task creators share their prompt but its question
+    "EpisodeRecord": 7,
 }
-N_SLOTS = 8  # the last slot takes the rare end-of-task and condenser prompts
+N_SLOTS = 9  # the last slot takes the rare Mem0 updater and condenser prompts
 
 
 def local_grammar(json_schema: dict) -> str:

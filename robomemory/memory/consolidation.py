@@ -183,7 +183,8 @@ def _semantic(
     schema = prompts.insights_model(tuple(said))
 
     def make() -> list[NewItem]:
-        res = llm.call(schema, prompts.SEMANTIC_SYSTEM, user, fallback=schema)
+        ask = prompts.creator_ask(user, prompts.SEMANTIC_ASK)
+        res = llm.call(schema, prompts.CREATOR_SYSTEM, ask, fallback=schema)
         items = action_lessons(rewarded_steps(trajectory), res.value.helped, res.value.hurt, said)
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         return [i for i in items if i.text.strip()]
@@ -205,8 +206,8 @@ def _episodic(
     def make() -> list[NewItem]:
         res = llm.call(
             prompts.EpisodeRecord,
-            prompts.EPISODIC_SYSTEM,
-            user,
+            prompts.CREATOR_SYSTEM,
+            prompts.creator_ask(user, prompts.EPISODIC_ASK),
             fallback=lambda: prompts.EpisodeRecord(summary=fallback_episode(trajectory)),
         )
         summary = res.value.summary.strip() or fallback_episode(trajectory)

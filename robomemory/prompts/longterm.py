@@ -13,16 +13,22 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_mod
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Sentence = Annotated[str, StringConstraints(max_length=200)]
 
-SEMANTIC_SYSTEM = (
-    "You judge a robot's finished task to teach its next attempts. helped: the steps (copied "
+# Both creators read the same finished task and differ only in their last paragraph, so the
+# second call reuses the first's prompt from the model server's cache (~450 tokens, ~5 s on
+# two cores).
+CREATOR_SYSTEM = "You review a robot's finished task."
+
+SEMANTIC_ASK = (
+    "Judge the task above to teach the robot's next attempts. helped: the steps (copied "
     "exactly) that moved the task forward, first those that raised the score. hurt: the steps "
     "that failed, were wasted or lost the task. task: how to succeed at this kind of task, "
     "each ONE full sentence. At most 3 helped, 2 hurt and 2 task lessons."
 )
 
-EPISODIC_SYSTEM = (
-    "Summarize the robot's attempt in at most 3 sentences: the task, the key actions with what "
-    "the world answered, and the outcome. Keep object and place names exactly."
+EPISODIC_ASK = (
+    "Summarize the robot's attempt above in at most 2 short sentences: the task, the key "
+    "actions with what the world answered, and the outcome. Keep object and place names "
+    "exactly."
 )
 
 UPDATER_SYSTEM = (
@@ -85,7 +91,7 @@ def lesson_actions(text: str) -> tuple[list[str], list[str]]:
     return helped, hurt
 
 
-EPISODE_CHARS = 360  # recalled into every planner prompt of later tasks: kept short
+EPISODE_CHARS = 240  # recalled into every planner prompt of later tasks: kept short
 
 
 class EpisodeRecord(BaseModel):
@@ -133,13 +139,19 @@ def outcome_line(success: bool, score: float | None, max_score: float | None) ->
 def creator_prompt(
     task: str, outcome: str, steps: str, temporal_text: str, spatial_text: str
 ) -> str:
-    """What the creator reads: task, outcome, steps taken, short-term memories."""
+    """What the creators read: task, outcome, steps taken, short-term memories (each creator
+    appends its question, :func:`creator_ask`)."""
     parts = [f"Task: {task}", f"Outcome: {outcome}", f"Steps:\n{steps or '(none)'}"]
     if temporal_text.strip():
         parts.append(f"History:\n{temporal_text}")
     if spatial_text.strip():
         parts.append(f"Known places:\n{spatial_text}")
     return "\n".join(parts)
+
+
+def creator_ask(finished: str, ask: str) -> str:
+    """A creator's user message: the finished task (:func:`creator_prompt`), then its question."""
+    return f"{finished}\n\n{ask}"
 
 
 def updater_prompt(new: str, existing: list[str]) -> str:
