@@ -55,6 +55,7 @@ class AgentState(TypedDict, total=False):
     observation: dict[str, Any]  # Observation.model_dump(): observation_of()
     summary: str
     queries: list[str]
+    relations: list[list[str]] | None  # G_new [subject, relation, object] from the world's words
     # memory
     temporal: list[str]
     recalled: Annotated[dict[str, str], merge_dicts]

@@ -137,6 +137,47 @@ def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agen
     assert result.usage["perceive"]["runs"] == 1 and not barrier.broken
 
 
+def test_the_relation_retriever_runs_beside_the_summarizer_and_feeds_the_map(
+    agent_config, make_agent
+):
+    """With grounded perception the extractor reads the world's words, so it is asked while
+    the step summarizer is (the barrier breaks unless three calls are in flight); what it
+    places reaches the spatial map, and the spatial branch asks no extractor itself."""
+    barrier = threading.Barrier(3, timeout=10)
+
+    def meet(answer):
+        def fn(_messages):
+            barrier.wait()
+            return answer
+
+        return fn
+
+    llm = scripted_llm(
+        {
+            "StepSummary": meet({"summary": "I see a kitchen."}),
+            "MemoryQueries": meet({"queries": ["where is the milk"]}),
+            "ExtractedRelations": meet({"milk": ["in", "fridge"]}),
+            "Plan": plan_of(("task_complete", [])),
+        }
+    )
+    agent_config.max_steps = 2
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="relations")
+    assert not barrier.broken
+    assert result.usage["relations"]["calls"] == 1 and result.usage["spatial"]["calls"] == 0
+    assert "milk in fridge" in {t.text() for t in agent.context.memory.spatial.triples()}
+
+
+def test_without_spatial_memory_the_relation_retriever_asks_nothing(agent_config, make_agent):
+    llm = scripted_llm({"Plan": plan_of(("task_complete", [])), **APPROVE})
+    agent_config.max_steps = 1
+    agent_config.memory.spatial.enabled = False
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="no-spatial")
+    assert result.usage["relations"]["calls"] == 0
+    assert "ExtractedRelations" not in llm.chat_model.calls
+
+
 def test_four_memory_branches_run_concurrently(agent_config, make_agent):
     llm = scripted_llm(
         {

@@ -13,6 +13,7 @@ def test_nodes_and_edges():
     assert {
         "start",
         "perceive",
+        "relations",
         *BRANCHES,
         "recall",
         "planner",
@@ -21,14 +22,20 @@ def test_nodes_and_edges():
         "consolidate",
     } <= nodes
     edges = _edges(g)
-    assert ("__start__", "start") in edges and ("start", "perceive") in edges
+    assert ("__start__", "start") in edges
+    assert {("start", "perceive"), ("start", "relations")} <= edges
     for branch in BRANCHES:
         assert ("perceive", branch) in edges, branch
         assert (branch, "recall") in edges, branch
+    assert [t for s, t in edges if s == "relations"] == ["spatial"]
     assert {("recall", "planner"), ("recall", "critic")} <= edges
     assert {("critic", "executor"), ("critic", "planner")} <= edges
     assert ("planner", "executor") in edges
-    assert {("executor", "perceive"), ("executor", "consolidate")} <= edges
+    assert {
+        ("executor", "perceive"),
+        ("executor", "relations"),
+        ("executor", "consolidate"),
+    } <= edges
     assert ("consolidate", "__end__") in edges
 
 

@@ -24,6 +24,7 @@ from robomemory.core import Action
 PHASES: dict[str, str] = {
     "start": "start: opening the task",
     "perceive": "perceive: summarising the observation",
+    "relations": "relations: where things are, from the world's words",
     "temporal": "temporal",
     "spatial": "spatial",
     "semantic": "semantic",

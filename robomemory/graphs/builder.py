@@ -10,7 +10,7 @@ from robomemory.context import AgentContext
 from robomemory.nodes.consolidate import consolidate
 from robomemory.nodes.critic import critic
 from robomemory.nodes.executor import executor
-from robomemory.nodes.memory_branches import episodic, semantic, spatial, temporal
+from robomemory.nodes.memory_branches import episodic, relations, semantic, spatial, temporal
 from robomemory.nodes.perceive import perceive
 from robomemory.nodes.planner import planner
 from robomemory.nodes.recall import recall
@@ -18,6 +18,9 @@ from robomemory.nodes.start import start
 from robomemory.state import AgentState, approves
 
 BRANCHES = ("temporal", "spatial", "semantic", "episodic")
+# Run at the start of every step: the information preprocessor and, beside it, the spatial
+# relation retriever (it reads the world's words, not the summary; see nodes.memory_branches).
+PERCEPTION = ("perceive", "relations")
 
 
 def route_after_recall(state: AgentState) -> Literal["critic", "planner"]:
@@ -38,9 +41,9 @@ def route_after_critic(state: AgentState) -> Literal["executor", "planner"]:
     return "executor" if approves(state.get("verdict")) else "planner"
 
 
-def route_after_executor(state: AgentState) -> Literal["consolidate", "perceive"]:
+def route_after_executor(state: AgentState) -> Literal["consolidate"] | list[str]:
     """An episode over goes to consolidation; otherwise the next step starts."""
-    return "consolidate" if state.get("done") else "perceive"
+    return "consolidate" if state.get("done") else list(PERCEPTION)
 
 
 def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext) -> StateGraph:
@@ -50,6 +53,7 @@ def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext
     g = StateGraph(AgentState, context_schema=context_schema)
     g.add_node("start", start)
     g.add_node("perceive", perceive)
+    g.add_node("relations", relations)
     for name, fn in zip(BRANCHES, (temporal, spatial, semantic, episodic), strict=True):
         g.add_node(name, fn)
     g.add_node("recall", recall)
@@ -60,9 +64,13 @@ def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext
     g.add_node("consolidate", consolidate)
 
     g.add_edge(START, "start")
-    g.add_edge("start", "perceive")
+    for name in PERCEPTION:
+        g.add_edge("start", name)
     for name in BRANCHES:
-        g.add_edge("perceive", name)
+        if name == "spatial":  # waits for the relations too
+            g.add_edge(list(PERCEPTION), name)
+        else:
+            g.add_edge("perceive", name)
     g.add_edge(list(BRANCHES), "recall")
     if critic_enabled:
         g.add_conditional_edges("recall", route_after_recall, ["planner", "critic"])
@@ -72,6 +80,6 @@ def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext
             "recall", route_after_recall_without_critic, ["planner", "executor"]
         )
     g.add_edge("planner", "executor")
-    g.add_conditional_edges("executor", route_after_executor, ["perceive", "consolidate"])
+    g.add_conditional_edges("executor", route_after_executor, [*PERCEPTION, "consolidate"])
     g.add_edge("consolidate", END)
     return g

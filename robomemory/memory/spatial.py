@@ -162,16 +162,19 @@ class SpatialMemory:
         episode_id: str,
         llm: NodeLLM,
         grounding: SceneGrounding | None = None,
+        new: list[Triple] | None = None,
     ) -> SpatialUpdateStats:
         """Run Algorithm 2 for s_t = ``summary`` and q_t = ``queries``; idempotent per step.
 
         With ``grounding`` the extractor relates only the names perception reports, reads the
         world's own words when perception has them (else the summary), and the robot's place
-        and holdings are added as its own facts."""
+        and holdings are added as its own facts. ``new``: G_new already extracted
+        (:meth:`extract`, run beside the step summarizer), so no extraction here."""
         key = f"{episode_id}:{step}"
-        if self.store.has_update(key):
+        if self.has_update(episode_id, step):
             return self._skipped(step)
-        new = self._extract(summary, llm, grounding)  # reads no graph state: outside the lock
+        if new is None:
+            new = self.extract(summary, llm, grounding)  # reads no graph state: outside the lock
         with self._lock:
             if self.store.has_update(key):
                 return self._skipped(step)
@@ -215,9 +218,16 @@ class SpatialMemory:
         v, e = self.store.size()
         return SpatialUpdateStats(step=step, vertices=v, edges=e, skipped=True)
 
-    def _extract(
+    def has_update(self, episode_id: str, step: int) -> bool:
+        """Whether the update of this episode's ``step`` is in the store already (a resume)."""
+        return self.store.has_update(f"{episode_id}:{step}")
+
+    def extract(
         self, summary: str, llm: NodeLLM, grounding: SceneGrounding | None = None
     ) -> list[Triple]:
+        """G_new (Algorithm 2's relation retriever): the robot's own facts and, by a model
+        call, where the things named are. With ``grounding`` that has the world's words, it
+        reads those and not ``summary``."""
         out: dict[tuple[str, str, str], Triple] = {}
         if grounding is not None:
             for t in _robot_facts(grounding):

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.memory.base import RetrievedItem, SceneGrounding
 from robomemory.memory.spatial import render_triples
+from robomemory.memory.spatial_algorithm import make_triple
 from robomemory.nodes.common import NodeRun
 from robomemory.state import AgentState, observation_of
 
@@ -26,29 +27,57 @@ def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     return run.finish({"temporal": buffer, "recalled": {"temporal": module.render(buffer)}})
 
 
+def relations(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    """Algorithm 2's relation retriever, beside perceive: with grounded perception it reads the
+    world's own words, not s_t, so it need not wait for the step summarizer, and its model call
+    is batched with perceive's two. Without grounding (or spatial memory) it leaves G_new to
+    the spatial branch, which extracts it from s_t."""
+    run = NodeRun("relations", runtime)
+    module = run.ctx.memory.spatial
+    grounding = scene_grounding(state)
+    episode_id, step = state["handles"]["episode_id"], _global_step(state)
+    if (
+        module is None
+        or not run.ctx.config.memory.spatial.enabled
+        or grounding is None
+        or not grounding.text.strip()
+        or module.has_update(episode_id, step)
+    ):
+        return run.finish({"relations": None})
+    new = module.extract("", run.llm, grounding)
+    return run.finish({"relations": [[t.subject, t.relation, t.object] for t in new]})
+
+
+def scene_grounding(state: AgentState) -> SceneGrounding | None:
+    """What perception reports for certain this step, or None when it reports no names."""
+    obs = observation_of(state)
+    if not (obs.names or obs.place):
+        return None
+    return SceneGrounding(
+        names=obs.names,
+        place=obs.place,
+        holding=obs.holding,
+        text=obs.text,
+        arrived_by=_arrived_by(state, obs.place),
+    )
+
+
 def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("spatial", runtime)
     module = run.ctx.memory.spatial
     if module is None or not run.ctx.config.memory.spatial.enabled:
         return run.finish({"recalled": {"spatial": ""}})
     queries = state.get("queries") or [state["task"]]
-    obs = observation_of(state)
-    grounding = None
-    if obs.names or obs.place:
-        grounding = SceneGrounding(
-            names=obs.names,
-            place=obs.place,
-            holding=obs.holding,
-            text=obs.text,
-            arrived_by=_arrived_by(state, obs.place),
-        )
+    found = state.get("relations")
+    new = None if found is None else [t for p in found if (t := make_triple(*p)) is not None]
     stats = module.update(
         state["summary"],
         queries,
         step=_global_step(state),
         episode_id=state["handles"]["episode_id"],
         llm=run.llm,
-        grounding=grounding,
+        grounding=scene_grounding(state),
+        new=new,
     )
     text = render_triples(module.retrieve(queries))
     run.ctx.memory.episodes.record_spatial(
