@@ -5,9 +5,11 @@ things are, the score) comes after it."""
 from __future__ import annotations
 
 import os
+from itertools import pairwise
 
 from robomemory.memory.condenser import render
-from robomemory.nodes.recall import memory_events
+from robomemory.nodes.recall import OLD_STEPS_CHUNK, memory_events, shown_old_steps
+from robomemory.state import RECENT_STEPS
 
 
 def step(n: int, action: str, message: str) -> dict:
@@ -53,3 +55,22 @@ def test_the_newest_result_is_given_whole_the_older_ones_short():
     text = render(memory_events(state(steps, [], "", 0)))
     assert "step 1: go(east)" in text and "A cookbook is here." not in text
     assert last_result_line(state(steps, [], "", 0)).endswith("A cookbook is here.")
+
+
+def test_older_steps_leave_working_memory_a_chunk_at_a_time():
+    """Once the episode is long, the list of older steps only grows for several steps, then
+    drops a chunk: the first line of "Steps:" (and the cached prompt after it) rarely changes."""
+    shown = {}
+    for newest in range(1, 20):
+        window = [step(i, f"look({i})", "Nothing.") for i in range(1, newest + 1)]
+        window = window[-RECENT_STEPS:]  # what the state keeps
+        old = [s["step"] for s in shown_old_steps(window)]
+        assert old == list(range(old[0], newest)) if old else newest == 1
+        shown[newest] = old
+    firsts = [shown[n][0] for n in range(2, 20)]
+    assert sum(a != b for a, b in pairwise(firsts)) == 3  # at steps 9, 13 and 17
+    assert all(OLD_STEPS_CHUNK <= len(shown[n]) < 2 * OLD_STEPS_CHUNK for n in range(9, 20))
+    long = [step(i, f"look({i})", "Nothing.") for i in range(1, 11)][-RECENT_STEPS:]
+    nine = render(memory_events(state(long[:-1], [], "", 0)))
+    ten = render(memory_events(state(long, [], "", 0)))
+    assert "step 9: look(9)" in ten and "step 5: look(5)" in os.path.commonprefix([nine, ten])

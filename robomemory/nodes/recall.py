@@ -12,6 +12,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.episode import TrajectoryStep
 from robomemory.memory.condenser import Condenser, Event
 from robomemory.nodes.common import NodeRun, result_line
 from robomemory.state import AgentState, observation_of
@@ -20,6 +21,22 @@ STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
 TEMPORAL_SECTION = ("temporal", "What I have done")
 CHANGING_SECTION = ("spatial", "Where things are")
 OLD_RESULT_CHARS = 100
+# Older steps are dropped from working memory a chunk at a time, not one a step: a window
+# sliding by one changes the first line of "Steps:" at every step and with it the whole prompt
+# after the notes (~250 more tokens to process a step), where a chunked one only appends.
+OLD_STEPS_CHUNK = 4
+
+
+def shown_old_steps(trajectory: list[TrajectoryStep], chunk: int = OLD_STEPS_CHUNK) -> list:
+    """The steps before the newest that working memory lists: those after the last whole
+    chunk but one (between ``chunk`` and ``2 * chunk - 1`` of them once the episode is long),
+    so the first shown changes once every ``chunk`` steps. Needs at most ``2 * chunk`` steps
+    of the state's window."""
+    if len(trajectory) < 2:
+        return []
+    newest = int(trajectory[-1]["step"])
+    first = max(0, ((newest - 1) // chunk - 1) * chunk)
+    return [item for item in trajectory[:-1] if int(item["step"]) > first]
 
 
 def progress_line(state: AgentState) -> str:
@@ -51,9 +68,10 @@ def memory_events(state: AgentState) -> list[Event]:
     # Every step but the newest, shortened (what was read in full is in the notes): a new
     # step only appends a line here. The newest step's whole result ends the planner's and the
     # critic's prompts ("Last result"), where a small model attends most.
-    if len(trajectory) > 1:
+    old = shown_old_steps(trajectory)
+    if old:
         events.append(Event(kind="note", text="Steps:"))
-    for item in trajectory[:-1]:
+    for item in old:
         text = result_line(item, OLD_RESULT_CHARS)
         events.append(Event(kind="result", text=text, step=item["step"]))
     events.append(section(*TEMPORAL_SECTION))
