@@ -59,6 +59,7 @@ class AgentState(TypedDict, total=False):
     # memory
     temporal: list[str]
     recalled: Annotated[dict[str, str], merge_dicts]
+    in_view: Annotated[dict[str, list[str]], merge_dicts]  # long-term lines recalled this task
     condensed: list[dict]
     working_memory: str
     # planning

@@ -238,6 +238,7 @@ def test_lifelong_second_task_recalls_and_rewards_long_term_memory(agent_config,
     assert first.success and first.consolidation["semantic"]["ADD"] >= 1
     assert retrieved, "task 2 retrieved nothing from long-term memory"
     assert "cookbook" in state["recalled"]["semantic"] + state["recalled"]["episodic"]
+    assert state["recalled"]["semantic"] == "\n".join(state["in_view"]["semantic"])
     updated = {u["id"]: u for u in second.consolidation["q_updates"]}
     assert set(retrieved) <= set(updated)
     assert all(u["q_new"] > u["q_old"] for u in updated.values())

@@ -8,6 +8,7 @@ import os
 from itertools import pairwise
 
 from robomemory.memory.condenser import render
+from robomemory.nodes.memory_branches import keep_in_view
 from robomemory.nodes.recall import OLD_STEPS_CHUNK, memory_events, shown_old_steps
 from robomemory.state import RECENT_STEPS
 
@@ -74,3 +75,13 @@ def test_older_steps_leave_working_memory_a_chunk_at_a_time():
     nine = render(memory_events(state(long[:-1], [], "", 0)))
     ten = render(memory_events(state(long, [], "", 0)))
     assert "step 9: look(9)" in ten and "step 5: look(5)" in os.path.commonprefix([nine, ten])
+
+
+def test_long_term_lines_recalled_in_a_task_stay_in_view_in_the_order_first_recalled():
+    eat, cook, read = (f"- [semantic/action Q=0.30] {a} helped" for a in ("eat", "cook", "read"))
+    shown = keep_in_view([], [eat, cook])
+    assert keep_in_view(shown, [cook, eat]) == [eat, cook]  # another order: the head stays
+    assert keep_in_view(shown, [read, eat]) == [eat, cook, read]  # new lines are appended
+    assert keep_in_view([], [eat, eat]) == [eat]
+    lines = [f"- line {i}" for i in range(9)]
+    assert keep_in_view(lines[:4], lines[4:], limit=6) == lines[3:]  # bounded: oldest go

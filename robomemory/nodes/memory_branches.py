@@ -105,12 +105,25 @@ def _global_step(state: AgentState) -> int:
     return int(state.get("step") or 0)
 
 
-def _render_items(items: list[RetrievedItem]) -> str:
+# Long-term lines recalled earlier in a task stay in view, at most this many a memory.
+IN_VIEW_LINES = 6
+
+
+def _render_items(items: list[RetrievedItem]) -> list[str]:
     lines = []
     for item in items:
         tag = f"{item.kind}/{item.level}" if item.level else item.kind
         lines.append(f"- [{tag} Q={item.q:.2f}] {item.text}")
-    return "\n".join(lines)
+    return lines
+
+
+def keep_in_view(shown: list[str], recalled: list[str], limit: int = IN_VIEW_LINES) -> list[str]:
+    """What the planner is shown of a long-term memory: every line recalled so far in the task,
+    in the order first recalled, the newest ``limit``. Each step's queries recall a slightly
+    different top-k; listed as they came, the lines changed at most steps, and with them the
+    whole prompt after them had to be processed again (the model server reuses only an
+    unchanged head). MemRL credits every item recalled in the task at its end, as shown."""
+    return [*shown, *(line for line in dict.fromkeys(recalled) if line not in shown)][-limit:]
 
 
 def _longterm(
@@ -125,7 +138,8 @@ def _longterm(
     run.ctx.memory.episodes.add_retrieved(
         state["handles"]["episode_id"], [i.id for i in items], _global_step(state)
     )
-    return run.finish({"recalled": {kind: _render_items(items)}})
+    lines = keep_in_view((state.get("in_view") or {}).get(kind) or [], _render_items(items))
+    return run.finish({"recalled": {kind: "\n".join(lines)}, "in_view": {kind: lines}})
 
 
 def semantic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

@@ -26,6 +26,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "observation": observation.model_dump(),
             "states": world_states({}, [observation.text], run.ctx.executor.action_space()),
             "temporal": [],
+            "in_view": {"semantic": [], "episodic": []},
             "plan": [],
             "plan_index": 0,
             "replans": 0,
