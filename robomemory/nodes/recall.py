@@ -2,9 +2,10 @@
 
 Working memory is ordered from stable to changing, so the model server's prompt cache reuses
 its head from one step to the next: the task, the long-term lessons and past episodes (what
-was recalled in the task, only appended to), notes of what was read, the results of the steps before the newest (grows by
-appending), then what is rewritten at any step: what was done (temporal memory, compressed
-every N steps), where things are, progress (score, done) and, last, the current observation.
+was recalled in the task, only appended to), notes of what was read, the results of the steps
+before the newest (grows by appending, drops a chunk at a time), then what is rewritten at any
+step: what was done (temporal memory, compressed every N steps), where things are, progress
+(score, done) and, last, the current observation.
 """
 
 from __future__ import annotations
