@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from robomemory.config import TemporalConfig
-from robomemory.memory.temporal import TemporalMemory, fallback_compress
+from robomemory.memory.temporal import FALLBACK_CHARS, TemporalMemory, fallback_compress
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel, by_schema, message_text
 
@@ -55,6 +55,17 @@ def test_compression_failure_falls_back_to_join():
     buf = mem.update(["a", "b", "c"], "d", llm)
     assert buf == ["a | b | c", "d"]
     assert llm.usage.fallbacks == 1 and len(model.calls) == 2  # one try + one retry
+
+
+def test_a_failed_compression_of_long_entries_keeps_the_latest_text():
+    """The fallback is built as the schema's answer: longer than the schema allows, it would
+    raise instead of keeping the agent going."""
+    model, llm = make_llm(lambda m: "not json at all")
+    mem = TemporalMemory(TemporalConfig(capacity=3))
+    entries = [f"entry {i}: " + "walked through the house " * 6 for i in range(3)]
+    buf = mem.update(entries, "d", llm)
+    assert buf[1] == "d" and buf[0].endswith(entries[-1].strip()[-40:])
+    assert len(buf[0]) <= FALLBACK_CHARS and llm.usage.fallbacks == 1
 
 
 def test_fallback_join_is_truncated_keeping_the_latest_text():

@@ -15,7 +15,7 @@ from robomemory.structured import NodeLLM
 
 log = logging.getLogger(__name__)
 
-FALLBACK_CHARS = 400
+FALLBACK_CHARS = prompts.SUMMARY_CHARS  # the fallback is an answer of the same schema
 
 
 def fallback_compress(entries: list[str], max_chars: int = FALLBACK_CHARS) -> str:

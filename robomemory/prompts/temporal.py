@@ -6,15 +6,21 @@ from pydantic import BaseModel, Field
 
 SYSTEM = (
     "You compress a robot's action history. Merge the entries, oldest first, into ONE short "
-    "summary (at most 2 sentences): what was done, where, what succeeded or failed, and what "
+    "sentence of at most 30 words: what was done, where, what succeeded or failed, and what "
     "objects were found. Keep object and place names exactly."
 )
+
+# The entry is read again by the planner at every later step: at 320 characters the 1.5B
+# model filled it (67-82 generated tokens a compression, cut mid-sentence).
+SUMMARY_CHARS = 200
 
 
 class TemporalSummary(BaseModel):
     """The compressed history entry."""
 
-    summary: str = Field(max_length=320, description="One short summary of all entries, in order.")
+    summary: str = Field(
+        max_length=SUMMARY_CHARS, description="One short sentence for all entries, in order."
+    )
 
 
 def user_prompt(entries: list[str]) -> str:
