@@ -18,10 +18,17 @@ SUMMARIZER_SYSTEM = (
     "things it names are (say what is in or on what). Use the names given."
 )
 
+# Replayed on 14 logged prompts of the 1.5B model: asked for "queries of 2 to 4 words" it wrote
+# questions ("What is the location of the raw red pot?", "what did you try?"); asked for noun
+# phrases naming things of the task or observation, it wrote "red onion location", "toilet
+# stability": 3.1 instead of 3.9 s a call. A concrete example answer was copied whole ("milk"
+# in games without milk), so the example names no thing.
 QUERY_SYSTEM = (
-    "You are the query generator of a robot's memory. Write queries of 2 to 4 words that "
-    "fetch from memory what helps the next decision: where needed objects are, what was "
-    "already tried, how similar tasks were solved. Example: knife location"
+    "You are the query generator of a robot's memory. Write queries that fetch from memory "
+    "what helps the next decision: where needed objects are, what was already tried, how "
+    "similar tasks were solved. Each query is a noun phrase of 2 to 4 words naming an "
+    'object, place or step from the task or the observation, such as "<object> location" '
+    'or "<step> result". No questions.'
 )
 
 
