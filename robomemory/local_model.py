@@ -210,13 +210,16 @@ def _restore_signal_handlers(saved: dict[int, object]) -> None:
             signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
-def default_threads(load: float | None = None) -> int:
-    """CPU threads for llama.cpp: $ROBOMEMORY_THREADS if set, else chosen for the machine's load.
+def default_threads(busy: float | None = None) -> int:
+    """CPU threads for llama.cpp: $ROBOMEMORY_THREADS if set, else chosen for what other work
+    keeps the cores busy now (``busy`` cores; sampled by :func:`busy_cores` when not given).
 
     llama.cpp's threads meet at a barrier every token; when another process takes a core, a
     thread-per-core setting stalls at that barrier. Measured on 2 cores: quiet, 2 threads are
-    1.7x faster than 1; at load 3-7, 2 threads are 2.2x slower. So: every core when the 1-minute
-    load leaves them free (load < cores / 2), else all cores but one.
+    1.7x faster than 1; at load 3-7, 2 threads are 2.2x slower. So: every core when other work
+    leaves them free (busy < cores / 2), else all cores but one. The CPU is sampled, not the
+    1-minute load average, which lags: started just after another program ended (load 1.6 on
+    an idle 2-core machine), the README's first game took 175 s on one thread, 99 s on two.
     """
     if os.environ.get("ROBOMEMORY_THREADS"):
         value = os.environ["ROBOMEMORY_THREADS"]
@@ -227,9 +230,42 @@ def default_threads(load: float | None = None) -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    if load is None:
-        load = os.getloadavg()[0]
-    return cores if load < cores / 2 else max(1, cores - 1)
+    if busy is None:
+        busy = busy_cores()
+    if busy is None:  # no /proc/stat: the 1-minute load is what there is
+        busy = os.getloadavg()[0]
+    return cores if busy < cores / 2 else max(1, cores - 1)
+
+
+def cpu_times(stat_text: str) -> tuple[int, int]:
+    """(busy, total) CPU time of all cores, in ticks, from the text of ``/proc/stat``: idle and
+    I/O wait are not busy; time stolen by a hypervisor is."""
+    fields = stat_text.split("\n", 1)[0].split()
+    if not fields or fields[0] != "cpu":
+        raise ValueError("not /proc/stat text: its first line is not the 'cpu' total")
+    ticks = [int(f) for f in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    idle = ticks[3] + ticks[4]
+    return sum(ticks) - idle, sum(ticks)
+
+
+def busy_between(before: tuple[int, int], after: tuple[int, int], cpus: int) -> float:
+    """Cores kept busy between two :func:`cpu_times` samples of a machine with ``cpus`` cores."""
+    total = after[1] - before[1]
+    if total <= 0:
+        return 0.0
+    return cpus * (after[0] - before[0]) / total
+
+
+def busy_cores(interval: float = 0.3) -> float | None:
+    """How many cores are busy now, sampled over ``interval`` seconds from ``/proc/stat``
+    (None where there is none, e.g. macOS)."""
+    stat = Path("/proc/stat")
+    if not stat.exists():
+        return None
+    before = cpu_times(stat.read_text())
+    time.sleep(interval)
+    after = cpu_times(stat.read_text())
+    return busy_between(before, after, os.cpu_count() or 1)
 
 
 # Each kind of prompt (named by its response schema) goes back to its own server slot, where

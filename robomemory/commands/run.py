@@ -15,7 +15,7 @@ from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
 from robomemory.config import AgentConfig, ModelConfig, config_error_line, default_data_dir
 from robomemory.factory import build_checkpointer
-from robomemory.local_model import LocalModelUnavailable, ensure_model_file
+from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get_local_server
 from robomemory.locks import RobotBusyError, acquire_robot
 from robomemory.models import ModelConfigError
 
@@ -137,6 +137,9 @@ def build_with_phases(
         label = f"connecting to {cfg.model.provider} model {cfg.model.model}"
     with phase(console, label):
         llm = make_llm(cfg.model)
+    if cfg.model.provider == "local":
+        threads = get_local_server(cfg.model).threads
+        console.print(f"  {threads} CPU threads (ROBOMEMORY_THREADS sets them)", style="dim")
     quiet_loaders()
     with phase(console, "loading the embedder"):
         embedder = make_embedder(cfg.model)
