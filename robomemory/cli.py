@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
     "show": ("robomemory.commands.show", "look at a run step by step (console or HTML page)"),
     "inspect": ("robomemory.commands.inspect", "print a robot's memories"),
+    "native": ("robomemory.commands.native", "the embedded model's runtime; build it for this CPU"),
 }
 
 # One module per `robomemory bench NAME`, each in robomemory/eval/bench/.
@@ -26,6 +27,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "memory-scale": (f"{BENCH}.memory_scale", "per-step memory costs as memories grow"),
     "pi0-client": (f"{BENCH}.pi0_client", "π0 client round-trip overhead"),
     "sim-aloha": (f"{BENCH}.sim_aloha", "π0 skill loop on a MuJoCo ALOHA arm (sim extra)"),
+    "local-model": (f"{BENCH}.local_model_bench", "prompt/generated tokens/s of each runtime"),
     "suite": (f"{BENCH}.suite", "SR/GC of agents and ablations on a suite"),
     "spatial-accuracy": (f"{BENCH}.spatial_accuracy", "spatial KG accuracy vs ground truth"),
     "mem0-compare": (f"{BENCH}.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),

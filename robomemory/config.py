@@ -83,6 +83,16 @@ class ModelConfig(StrictModel):
     )
     context_size: int = Field(default=4096, ge=256, description="Context of the embedded model.")
     threads: int | None = Field(default=None, ge=1, description="Embedded model CPU threads.")
+    runtime: Literal["auto", "native", "wheel"] | None = Field(
+        default=None,
+        description="Embedded model runtime: native llama-server if built (auto), or the "
+        "xllamacpp wheel; None reads $ROBOMEMORY_RUNTIME (default auto).",
+    )
+    speculative: str | None = Field(
+        default=None,
+        description="llama.cpp draft-free speculative decoding for the native runtime "
+        "(e.g. ngram-mod); None reads $ROBOMEMORY_SPECULATIVE (default off).",
+    )
     embedder: Literal["minilm", "fake"] = "minilm"
 
 

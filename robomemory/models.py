@@ -18,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 
 from robomemory.config import ModelConfig
-from robomemory.local_model import get_local_server, local_grammar, slot_for
+from robomemory.local_model import get_local_server, slot_for
 from robomemory.structured import StructuredLLM
 
 log = logging.getLogger(__name__)
@@ -80,16 +80,18 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
     the embedded text model gets text only.
     """
     model = chat_model if chat_model is not None else make_chat_model(cfg)
-    slot_of = None
+    slot_of = grammar_of = None
     if cfg.provider == "local" and chat_model is None:
         slot_of = slot_for
+        # the wheel's llguidance grammar, or GBNF for a native build (None: the server's own)
+        grammar_of = get_local_server(cfg).grammar_of
     return StructuredLLM(
         model,
         max_retries=cfg.max_retries,
         vision=cfg.provider == "openai",
         slot_of=slot_of,
         deadline_s=cfg.deadline_s,
-        grammar_of=local_grammar if slot_of is not None else None,
+        grammar_of=grammar_of,
     )
 
 

@@ -249,6 +249,7 @@ def _log_prompt(node: str, schema: type[BaseModel], system: str, user: str, raw:
         "ts": time.time(),
         "node": node,
         "schema": schema.__name__,
+        "json_schema": compact_json_schema(schema),  # what constrained the answer (replays)
         "system": system,
         "user": user,
         "answer": getattr(raw, "content", None),
