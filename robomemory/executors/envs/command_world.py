@@ -36,10 +36,23 @@ class Verb:
     arg_kinds: tuple[str, ...]
     template: str
     description: str = ""
+    # what the verb means to the grounding (see VerbSpec)
+    reads: bool = False
+    moves: bool = False
+    reverses: str | None = None
+    irreversible: bool = False
+    reveals: bool = False
 
     def spec(self) -> VerbSpec:
         return VerbSpec(
-            name=self.name, arg_kinds=list(self.arg_kinds), description=self.description
+            name=self.name,
+            arg_kinds=list(self.arg_kinds),
+            description=self.description,
+            reads=self.reads,
+            moves=self.moves,
+            reverses=self.reverses,
+            irreversible=self.irreversible,
+            reveals=self.reveals,
         )
 
 

@@ -1,5 +1,5 @@
-"""Grounded choices: the world's affordances as candidates, the episode's useless ones set
-aside, the plan's first step constrained to them (no model, no store)."""
+"""Grounding on TextWorld's cooking games: its verbs' declared meanings drive the general
+rules; these fixtures encode the wins on easy kitchens (no model, no store, no game)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from pydantic import ValidationError
 
 from robomemory.core import Action, ActionSpace, VerbSpec
 from robomemory.executors.candidates import rank_candidates
+from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS
 from robomemory.grounding import fresh_candidates, spent_actions
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
+
+TW = [*BASE_VERBS, *COOKING_VERBS]  # TextWorld's cooking API, each verb's meaning declared
 
 SPACE = ActionSpace(
     verbs=[
@@ -42,35 +45,35 @@ def step(n, action, outcome="succeeded", changed=None, place="kitchen"):
 
 def test_a_read_that_changed_nothing_is_not_offered_again_in_that_place():
     trajectory = [step(1, "examine(cookbook)", changed=False)]
-    fresh = fresh_candidates(CANDIDATES, trajectory, "kitchen")
+    fresh = fresh_candidates(CANDIDATES, trajectory, "kitchen", TW)
     assert "examine(cookbook)" not in map(str, fresh)
     # even after the world changed: the cookbook says the same thing
     trajectory.append(step(2, "pick_up(milk)", changed=True))
-    assert "examine(cookbook)" in spent_actions(trajectory, "kitchen")
+    assert "examine(cookbook)" in spent_actions(trajectory, "kitchen", TW)
     # elsewhere it is a different read
-    assert "examine(cookbook)" not in spent_actions(trajectory, "pantry")
+    assert "examine(cookbook)" not in spent_actions(trajectory, "pantry", TW)
 
 
 def test_a_failed_action_comes_back_once_the_world_changed():
     trajectory = [step(1, "pick_up(milk)", outcome="failed", changed=False)]
-    assert "pick_up(milk)" not in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen"))
+    assert "pick_up(milk)" not in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen", TW))
     trajectory.append(step(2, "look()", changed=True))
-    assert "pick_up(milk)" in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen"))
+    assert "pick_up(milk)" in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen", TW))
 
 
 def test_a_no_effect_action_is_spent_until_the_world_changes():
     trajectory = [step(1, "look()", changed=False)]
-    assert "look()" in spent_actions(trajectory, "kitchen")
+    assert "look()" in spent_actions(trajectory, "kitchen", TW)
     trajectory.append(step(2, "pick_up(milk)", changed=True))
-    assert "look()" not in spent_actions(trajectory, "kitchen")
+    assert "look()" not in spent_actions(trajectory, "kitchen", TW)
 
 
 def test_worlds_that_do_not_say_what_changed_count_success_as_change():
     trajectory = [step(1, "look()", changed=None), step(2, "pick_up(milk)", "failed")]
-    spent = spent_actions(trajectory, "kitchen")
+    spent = spent_actions(trajectory, "kitchen", TW)
     assert spent == {"look()", "pick_up(milk)"}  # look() counts as the last change here
     trajectory.append(step(3, "examine(milk)", changed=None))
-    assert spent_actions(trajectory, "kitchen") == {"examine(milk)"}
+    assert spent_actions(trajectory, "kitchen", TW) == {"examine(milk)"}
 
 
 def test_never_left_with_task_complete_alone():
@@ -79,7 +82,7 @@ def test_never_left_with_task_complete_alone():
         step(2, "examine(cookbook)", changed=False),
         step(3, "look()", changed=False),
     ]
-    assert fresh_candidates(CANDIDATES, trajectory, "kitchen") == CANDIDATES
+    assert fresh_candidates(CANDIDATES, trajectory, "kitchen", TW) == CANDIDATES
 
 
 def test_ranking_puts_world_changing_actions_first_and_caps_per_verb():
@@ -169,7 +172,7 @@ def test_relevance_ranks_most_named_first_and_undoing_last():
     ]
     recipe = "Ingredients: milk Directions: prepare meal"
     done = ["pick_up(milk)", "open(fridge)"]
-    ranked = [str(a) for a in by_relevance(held, [recipe], done)]
+    ranked = [str(a) for a in by_relevance(held, [recipe], done, TW)]
     assert ranked[:2] == ["prepare_meal()", "eat(milk)"]
     # giving back the ingredient or closing what was opened comes last
     assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
@@ -197,7 +200,7 @@ def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
     ]
 
 
-CUTTING = {"dice": "cut as the recipe says; needs a held knife", "pick_up": "take an object"}
+CUTTING = TW  # dice: "... needs a held knife"
 
 
 def test_what_a_named_verb_needs_comes_first_while_that_verb_is_not_offered():
@@ -233,7 +236,7 @@ def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
     names = [f"box{chr(97 + i)}" for i in range(26)]
     many = [Action(verb="examine", args=[n]) for n in names]
     many.append(Action(verb="task_complete"))
-    shown = offered_candidates(many, [], "kitchen", task="check boxq", limit=10)
+    shown = offered_candidates(many, [], "kitchen", task="check boxq", verbs=TW, limit=10)
     assert len(shown) == 10 and str(shown[-1]) == "task_complete()"
     assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first
 
@@ -249,13 +252,15 @@ def test_until_something_is_read_the_way_to_the_place_the_task_names_comes_first
         Action(verb="navigate_to", args=["kitchen"]),
         Action(verb="task_complete"),
     ]
-    shown = [str(a) for a in offered_candidates(here, [], "bathroom", task=task)]
+    shown = [str(a) for a in offered_candidates(here, [], "bathroom", task=task, verbs=TW)]
     assert shown[0] == "navigate_to(kitchen)"
     there = [Action(verb="examine", args=["cookbook"]), *here[:3], Action(verb="task_complete")]
-    shown = [str(a) for a in offered_candidates(there, [], "kitchen", task=task)]
+    shown = [str(a) for a in offered_candidates(there, [], "kitchen", task=task, verbs=TW)]
     assert shown[0] == "examine(cookbook)"  # a read the task names, first where it can be done
     read = ["examine(cookbook): Recipe #1 Ingredients: milk Directions: prepare meal"]
-    after = [str(a) for a in offered_candidates(here, [], "bathroom", task=task, notes=read)]
+    after = [
+        str(a) for a in offered_candidates(here, [], "bathroom", task=task, notes=read, verbs=TW)
+    ]
     assert after[0] != "navigate_to(kitchen)"  # once read, what was read leads
 
 
