@@ -291,6 +291,7 @@ class RobotExecutor:
             frames = self.arm.get_observation().images
         except ArmError as exc:
             log.error("camera read failed: %s", exc)
-            return Observation(text=text)
+            return Observation(text=text, place=self.location)
         frame = frames.get(self.planner_camera)
-        return Observation(text=text, images=[jpeg_data_url(frame)] if frame is not None else [])
+        images = [jpeg_data_url(frame)] if frame is not None else []
+        return Observation(text=text, images=images, place=self.location)

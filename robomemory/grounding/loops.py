@@ -24,7 +24,7 @@ def path_of(
     robot is in after it (a step records where it was when it acted)."""
     places = [t.get("place") for t in trajectory[1:]] + [now]
     out: list[PathStep] = [("", start, place)]
-    for t, p in zip(trajectory, places, strict=True):
+    for t, p in zip(trajectory, places, strict=False):
         out.append((str(t["action"]), t.get("world") or out[-1][1], p))
     return out
 

@@ -8,8 +8,10 @@ the wrong object). GC is ``max(score, 0) / 100``.
 from __future__ import annotations
 
 import logging
+import re
 
 from robomemory.core import TASK_COMPLETE, Action
+from robomemory.executors.base import world_digest
 from robomemory.executors.envs.command_world import (
     CommandWorldExecutor,
     Verb,
@@ -80,6 +82,15 @@ VERBS: tuple[Verb, ...] = (
 )
 
 
+_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+
+
+def room_of(look: str) -> str | None:
+    """The room a ScienceWorld "look around" answer names ("This room is called the kitchen.")."""
+    m = _ROOM.search(look)
+    return m.group(1) if m else None
+
+
 class ScienceWorldExecutor(CommandWorldExecutor):
     """One ScienceWorld task variation; ``simplifications`` e.g. ``"easy"``."""
 
@@ -122,7 +133,13 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         task = self.env.get_task_description()
         look = str(info.get("look") or obs)
         inventory = str(info.get("inv") or "")
-        return task, WorldReply(text=f"{look}\n{inventory}".strip(), score=0.0, done=False)
+        return task, WorldReply(
+            text=f"{look}\n{inventory}".strip(),
+            score=0.0,
+            done=False,
+            place=room_of(look),
+            world=world_digest([look, inventory]),
+        )
 
     def _send(self, command: str) -> WorldReply:
         obs, _reward, done, info = self.env.step(command)
@@ -132,12 +149,15 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             log.info("scienceworld: ambiguous %r, choosing option 0", command)
             obs, _reward, done, info = self.env.step("0")
         score = float(info.get("score", 0) or 0)
+        look, inventory = str(info.get("look") or ""), str(info.get("inv") or "")
         return WorldReply(
             text=obs,
             score=score,
             done=bool(done),
             won=bool(done) and score >= self.max_score,
             lost=score < 0,
+            place=room_of(look),
+            world=world_digest([look, inventory]) if look else None,
         )
 
     def _visible(self) -> dict[str, list[str]]:

@@ -1,0 +1,182 @@
+"""Grounding in any world: loop breaking from the world's state, repeated or unasked
+irreversible acts, the search for a thing not seen yet, verbs by their declared meanings
+(pure functions: no model, no store, no world)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from robomemory.core import Action, Route, VerbSpec
+from robomemory.grounding import (
+    exploration,
+    fresh_candidates,
+    hops,
+    irreversible_repeats,
+    loop_actions,
+    meanings,
+    offered_candidates,
+    path_of,
+    unasked_irreversible,
+    unseen_things,
+)
+from robomemory.prompts.planner import planner_user
+
+# A neutral API: each verb says what it means; no verb is known to the grounding by name.
+VERBS = [
+    VerbSpec(name="navigate_to", arg_kinds=["place"], moves=True),
+    VerbSpec(name="pick_up", arg_kinds=["object"]),
+    VerbSpec(name="put_down_to", arg_kinds=["object", "place"], reverses="pick_up"),
+    VerbSpec(name="open", arg_kinds=["object"], reveals=True),
+    VerbSpec(name="close", arg_kinds=["object"], reverses="open"),
+    VerbSpec(name="inspect", arg_kinds=["object"], reads=True),
+    VerbSpec(name="paint", arg_kinds=["object"], irreversible=True),
+    VerbSpec(name="glue", arg_kinds=["object"], irreversible=True),
+    VerbSpec(name="task_complete"),
+]
+
+
+def act(text: str) -> Action:
+    verb, _, rest = text.partition("(")
+    return Action(verb=verb, args=[a.strip() for a in rest.rstrip(")").split(",") if a.strip()])
+
+
+def test_meanings_come_from_the_declared_verbs():
+    m = meanings(VERBS)
+    assert m.reads == {"inspect"} and m.moves == {"navigate_to"}
+    assert m.irreversible == {"paint", "glue"} and m.reveals == {"open"}
+    assert m.reverses == {"put_down_to": "pick_up", "close": "open"}
+
+
+def test_an_action_that_brought_the_world_back_is_set_aside_until_it_changes():
+    path = [
+        ("", "S0", "hall"),
+        ("pick_up(cup)", "S1", "hall"),
+        ("put_down_to(cup, hall)", "S0", "hall"),
+    ]
+    assert loop_actions(path) == []  # picking up again leads on, as far as anyone knows
+    path.append(("pick_up(cup)", "S1", "hall"))
+    assert loop_actions(path) == ["put_down_to(cup, hall)"]  # it would close the cycle again
+    path.append(("paint(cup)", "S2", "hall"))  # the world changed: nothing loops from here
+    assert loop_actions(path) == []
+
+
+def test_walking_back_and_forth_is_set_aside_at_the_second_turn():
+    path = [("", "hall", "hall"), ("navigate_to(bath)", "bath", "bath")]
+    path += [("navigate_to(hall)", "hall", "hall"), ("navigate_to(bath)", "bath", "bath")]
+    assert loop_actions(path) == ["navigate_to(hall)"]
+
+
+def test_without_the_world_s_state_an_a_b_a_b_cycle_is_broken():
+    path = [("", None, None), ("inspect(cup)", None, None), ("inspect(box)", None, None)]
+    assert loop_actions(path) == []
+    path.append(("inspect(cup)", None, None))
+    assert loop_actions(path) == ["inspect(box)"]
+
+
+def test_a_step_that_shows_no_world_keeps_the_state_it_was_in():
+    steps = [
+        {"step": 1, "action": "pick_up(cup)", "outcome": "succeeded", "world": "S1", "place": "a"},
+        {"step": 2, "action": "pick_up(x)", "outcome": "rejected", "world": None, "place": "a"},
+    ]
+    assert path_of("S0", "a", steps, "a") == [
+        ("", "S0", "a"),
+        ("pick_up(cup)", "S1", "a"),
+        ("pick_up(x)", "S1", "a"),
+    ]
+
+
+def test_looping_actions_are_not_offered_and_the_planner_is_told_why():
+    candidates = [act("pick_up(cup)"), act("put_down_to(cup, hall)"), act("task_complete()")]
+    path = [("", "S0", "hall"), ("pick_up(cup)", "S1", "hall")]
+    path += [("put_down_to(cup, hall)", "S0", "hall"), ("pick_up(cup)", "S1", "hall")]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=path)
+    assert [str(a) for a in shown] == ["pick_up(cup)", "task_complete()"]
+    text = planner_user("Task: x", shown, None, None, looped=["put_down_to(cup, hall)"])
+    assert "Not offered, they undo what you did: put_down_to(cup, hall)" in text
+
+
+def test_an_irreversible_act_is_never_repeated_on_the_same_thing():
+    candidates = [act("paint(cup)"), act("paint(box)"), act("glue(cup)")]
+    assert irreversible_repeats(candidates, VERBS, ["paint(cup)"]) == ["paint(cup)"]
+    # the world's words show it done: "a painted box"
+    assert irreversible_repeats(candidates, VERBS, [], {"box": "painted"}) == ["paint(box)"]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, done=["paint(cup)"])
+    assert "paint(cup)" not in map(str, shown)
+
+
+def test_an_irreversible_act_the_instructions_do_not_ask_for_goes_last():
+    candidates = [act("glue(cup)"), act("paint(cup)"), act("pick_up(box)")]
+    note = "inspect(manual): Steps: paint the cup"
+    assert unasked_irreversible(candidates, VERBS, ["Steps: paint the cup"]) == ["glue(cup)"]
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS)]
+    assert shown[0] == "paint(cup)" and shown[-1] == "glue(cup)"
+
+
+def test_things_the_instructions_name_that_no_known_name_is():
+    text = "You open the copy of the manual. Steps: pick up the blue cup paint the cup. Done!"
+    assert unseen_things(text, VERBS, ["cup"]) == ["blue cup"]
+    assert unseen_things(text, VERBS, ["blue cup"]) == []  # found: the search stops
+    assert unseen_things("First, paint it.", VERBS, []) == []  # a pointer names nothing
+
+
+def test_hops_follow_the_known_routes_both_ways():
+    routes = [Route("hall", "east", "kitchen"), Route("kitchen", "north", "pantry")]
+    assert hops(routes, "pantry") == {"pantry": 0, "kitchen": 1, "hall": 2}
+
+
+def test_the_search_leads_with_what_is_here_then_the_nearest_place_not_visited():
+    routes = [Route("hall", "east", "kitchen"), Route("kitchen", "north", "pantry")]
+    candidates = [
+        act("navigate_to(pantry)"),
+        act("navigate_to(kitchen)"),
+        act("navigate_to(attic)"),
+        act("pick_up(cup)"),
+        act("open(closet)"),
+        act("open(drawer)"),
+    ]
+    found = exploration(
+        candidates, VERBS, here="hall", visited=["hall"], revealed=["drawer"], routes=routes
+    )
+    # the closet here, then one hop away the kitchen and the attic (no route known: one
+    # hop, like an exit; the world's order breaks the tie), then the pantry
+    assert [str(a) for a in found] == [
+        "open(closet)",
+        "navigate_to(kitchen)",
+        "navigate_to(attic)",
+        "navigate_to(pantry)",
+    ]
+
+
+def test_the_search_leads_until_the_thing_is_seen():
+    note = "inspect(manual): Steps: paint the blue cup"
+    candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]
+    path = [("", "S0", "hall")]
+    shown = offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS, path=path)
+    assert [str(a) for a in shown][:2] == ["open(closet)", "navigate_to(attic)"]
+    seen = [act("paint(blue cup)"), *candidates]
+    shown = offered_candidates(seen, [], "hall", notes=[note], verbs=VERBS, path=path)
+    assert str(shown[0]) == "paint(blue cup)"
+
+
+def test_reads_are_known_by_their_meaning_not_their_name():
+    trajectory = [
+        {"step": 1, "action": "inspect(cup)", "verb": "inspect", "outcome": "succeeded",
+         "changed": False, "place": "hall"},
+        {"step": 2, "action": "pick_up(box)", "verb": "pick_up", "outcome": "succeeded",
+         "changed": True, "place": "hall"},
+    ]  # fmt: skip
+    candidates = [act("inspect(cup)"), act("pick_up(cup)"), act("task_complete()")]
+    fresh = [str(a) for a in fresh_candidates(candidates, trajectory, "hall", VERBS)]
+    assert "inspect(cup)" not in fresh  # its answer will not change
+    assert "inspect(cup)" in map(str, fresh_candidates(candidates, trajectory, "hall", []))
+
+
+def test_the_grounding_imports_only_core_and_episode():
+    package = Path(__file__).parent.parent / "robomemory" / "grounding"
+    for module in package.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robomemory"):
+                assert node.module in ("robomemory.core", "robomemory.episode") or (
+                    node.module.startswith("robomemory.grounding")
+                ), (module.name, node.module)
