@@ -41,6 +41,11 @@ class Observation(BaseModel):
     won: bool = False
     lost: bool = False
     place: str | None = Field(default=None, description="Where the robot is, when the world says.")
+    world: str | None = Field(
+        default=None,
+        description="A digest of the world's whole state, when the world can tell (the same "
+        "digest means the same state: loop breaking).",
+    )
     holding: list[str] = Field(
         default_factory=list, description="What the robot holds, when it can tell."
     )
@@ -87,6 +92,21 @@ class VerbSpec(BaseModel):
     aliases: list[str] = Field(
         default_factory=list,
         description="Words instructions use for this verb (e.g. fry, roast for cook).",
+    )
+    # What the verb means to the grounding: each world declares it, so the general agent
+    # keeps no list of verbs of its own.
+    reads: bool = Field(
+        default=False, description="Only reads the world (examine, look): changes nothing."
+    )
+    moves: bool = Field(default=False, description="Takes the robot to another place.")
+    reverses: str | None = Field(
+        default=None, description="The verb whose effect this one undoes (close: open)."
+    )
+    irreversible: bool = Field(
+        default=False, description="Its effect cannot be undone (cut, cook, commit)."
+    )
+    reveals: bool = Field(
+        default=False, description="Shows what is inside a thing (open a container, look in)."
     )
 
 

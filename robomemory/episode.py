@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, Field
 
-from robomemory.core import TASK_COMPLETE, Action, ActionResult
+from robomemory.core import TASK_COMPLETE, Action, ActionResult, Observation
 
 EndReason = Literal["task_complete", "won", "lost", "env_done", "max_steps"]
 # on_event(node, update): called with each node's state update while an episode runs
@@ -33,6 +33,7 @@ class TrajectoryStep(TypedDict):
     score: float | None
     changed: bool | None  # did the world's state change (None: the world does not say)
     place: str | None  # where the robot was when it acted
+    world: NotRequired[str | None]  # what the world showed after it (world_of); loop breaking
 
 
 class StepRecord(TrajectoryStep, total=False):
@@ -61,7 +62,25 @@ def trajectory_step(
         "score": result.observation.score,
         "changed": result.details.get("changed"),
         "place": place,
+        "world": world_of(result.observation) if _shows(result) else None,
     }
+
+
+def _shows(result: ActionResult) -> bool:
+    """Whether a result carries an observation of the world (a rejected action has none)."""
+    obs = result.observation
+    return bool(obs.world or obs.place or obs.holding or obs.text)
+
+
+def world_of(obs: Observation) -> str | None:
+    """What the world shows, as a key two equal states share: the executor's digest of its
+    state when it gives one, else where the robot is and what it holds; None when the world
+    tells neither."""
+    if obs.world:
+        return obs.world
+    if obs.place is None and not obs.holding:
+        return None
+    return f"{obs.place}|{','.join(sorted(obs.holding))}"
 
 
 @dataclass(frozen=True)

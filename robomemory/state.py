@@ -75,6 +75,7 @@ class AgentState(TypedDict, total=False):
     notes: list[str]  # what the agent read that the task depends on (bounded)
     done_actions: list[str]  # actions that changed the world (bounded)
     states: dict[str, str]  # known thing -> what the world's words last said it is (fried)
+    path: list[list]  # [action, world after it, place] each step of the task (loop breaking)
     # outcome and accounting
     done: bool
     success: bool

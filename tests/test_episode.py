@@ -81,6 +81,7 @@ def test_trajectory_step_is_the_json_the_logs_hold() -> None:
         "score": 1.0,
         "changed": True,
         "place": "kitchen",
+        "world": None,  # the world gave no digest, place or holdings after the step
     }
-    keys = "step action verb args outcome message score changed place"
+    keys = "step action verb args outcome message score changed place world"
     assert list(item) == keys.split()

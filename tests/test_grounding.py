@@ -1,437 +1,182 @@
-"""Grounded choices: the world's affordances as candidates, the episode's useless ones set
-aside, the plan's first step constrained to them (no model, no store)."""
+"""Grounding in any world: loop breaking from the world's state, repeated or unasked
+irreversible acts, the search for a thing not seen yet, verbs by their declared meanings
+(pure functions: no model, no store, no world)."""
 
 from __future__ import annotations
 
-import pytest
-from pydantic import ValidationError
+import ast
+from pathlib import Path
 
-from robomemory.core import Action, ActionSpace, VerbSpec
-from robomemory.executors.candidates import rank_candidates
-from robomemory.grounding import fresh_candidates, spent_actions
-from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
-
-SPACE = ActionSpace(
-    verbs=[
-        VerbSpec(name="examine", arg_kinds=["object"]),
-        VerbSpec(name="pick_up", arg_kinds=["object"]),
-        VerbSpec(name="look"),
-        VerbSpec(name="task_complete"),
-    ],
-    targets={"object": ["milk", "cookbook", "fridge"]},
+from robomemory.core import Action, Route, VerbSpec
+from robomemory.grounding import (
+    exploration,
+    fresh_candidates,
+    hops,
+    irreversible_repeats,
+    loop_actions,
+    meanings,
+    offered_candidates,
+    path_of,
+    unasked_irreversible,
+    unseen_things,
 )
-CANDIDATES = [
-    Action(verb="pick_up", args=["milk"]),
-    Action(verb="examine", args=["cookbook"]),
-    Action(verb="look"),
-    Action(verb="task_complete"),
+from robomemory.prompts.planner import planner_user
+
+# A neutral API: each verb says what it means; no verb is known to the grounding by name.
+VERBS = [
+    VerbSpec(name="navigate_to", arg_kinds=["place"], moves=True),
+    VerbSpec(name="pick_up", arg_kinds=["object"]),
+    VerbSpec(name="put_down_to", arg_kinds=["object", "place"], reverses="pick_up"),
+    VerbSpec(name="open", arg_kinds=["object"], reveals=True),
+    VerbSpec(name="close", arg_kinds=["object"], reverses="open"),
+    VerbSpec(name="inspect", arg_kinds=["object"], reads=True),
+    VerbSpec(name="paint", arg_kinds=["object"], irreversible=True),
+    VerbSpec(name="glue", arg_kinds=["object"], irreversible=True),
+    VerbSpec(name="task_complete"),
 ]
 
 
-def step(n, action, outcome="succeeded", changed=None, place="kitchen"):
-    verb = action.split("(", 1)[0]
-    return {
-        "step": n,
-        "action": action,
-        "verb": verb,
-        "outcome": outcome,
-        "changed": changed,
-        "place": place,
-    }
+def act(text: str) -> Action:
+    verb, _, rest = text.partition("(")
+    return Action(verb=verb, args=[a.strip() for a in rest.rstrip(")").split(",") if a.strip()])
 
 
-def test_a_read_that_changed_nothing_is_not_offered_again_in_that_place():
-    trajectory = [step(1, "examine(cookbook)", changed=False)]
-    fresh = fresh_candidates(CANDIDATES, trajectory, "kitchen")
-    assert "examine(cookbook)" not in map(str, fresh)
-    # even after the world changed: the cookbook says the same thing
-    trajectory.append(step(2, "pick_up(milk)", changed=True))
-    assert "examine(cookbook)" in spent_actions(trajectory, "kitchen")
-    # elsewhere it is a different read
-    assert "examine(cookbook)" not in spent_actions(trajectory, "pantry")
+def test_meanings_come_from_the_declared_verbs():
+    m = meanings(VERBS)
+    assert m.reads == {"inspect"} and m.moves == {"navigate_to"}
+    assert m.irreversible == {"paint", "glue"} and m.reveals == {"open"}
+    assert m.reverses == {"put_down_to": "pick_up", "close": "open"}
 
 
-def test_a_failed_action_comes_back_once_the_world_changed():
-    trajectory = [step(1, "pick_up(milk)", outcome="failed", changed=False)]
-    assert "pick_up(milk)" not in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen"))
-    trajectory.append(step(2, "look()", changed=True))
-    assert "pick_up(milk)" in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen"))
-
-
-def test_a_no_effect_action_is_spent_until_the_world_changes():
-    trajectory = [step(1, "look()", changed=False)]
-    assert "look()" in spent_actions(trajectory, "kitchen")
-    trajectory.append(step(2, "pick_up(milk)", changed=True))
-    assert "look()" not in spent_actions(trajectory, "kitchen")
-
-
-def test_worlds_that_do_not_say_what_changed_count_success_as_change():
-    trajectory = [step(1, "look()", changed=None), step(2, "pick_up(milk)", "failed")]
-    spent = spent_actions(trajectory, "kitchen")
-    assert spent == {"look()", "pick_up(milk)"}  # look() counts as the last change here
-    trajectory.append(step(3, "examine(milk)", changed=None))
-    assert spent_actions(trajectory, "kitchen") == {"examine(milk)"}
-
-
-def test_never_left_with_task_complete_alone():
-    trajectory = [
-        step(1, "pick_up(milk)", "failed"),
-        step(2, "examine(cookbook)", changed=False),
-        step(3, "look()", changed=False),
+def test_an_action_that_brought_the_world_back_is_set_aside_until_it_changes():
+    path = [
+        ("", "S0", "hall"),
+        ("pick_up(cup)", "S1", "hall"),
+        ("put_down_to(cup, hall)", "S0", "hall"),
     ]
-    assert fresh_candidates(CANDIDATES, trajectory, "kitchen") == CANDIDATES
+    assert loop_actions(path) == []  # picking up again leads on, as far as anyone knows
+    path.append(("pick_up(cup)", "S1", "hall"))
+    assert loop_actions(path) == ["put_down_to(cup, hall)"]  # it would close the cycle again
+    path.append(("paint(cup)", "S2", "hall"))  # the world changed: nothing loops from here
+    assert loop_actions(path) == []
 
 
-def test_ranking_puts_world_changing_actions_first_and_caps_per_verb():
-    actions = [Action(verb="examine", args=[f"x{i}"]) for i in range(20)]
-    actions += [Action(verb="task_complete"), Action(verb="pick_up", args=["milk"])] * 2
-    ranked = rank_candidates(actions, max_per_verb=5, limit=8)
-    assert [str(a) for a in ranked[:2]] == ["pick_up(milk)", "examine(x0)"]
-    assert len(ranked) == 7 and str(ranked[-1]) == "task_complete()"
+def test_walking_back_and_forth_is_set_aside_at_the_second_turn():
+    path = [("", "hall", "hall"), ("navigate_to(bath)", "bath", "bath")]
+    path += [("navigate_to(hall)", "hall", "hall"), ("navigate_to(bath)", "bath", "bath")]
+    assert loop_actions(path) == ["navigate_to(hall)"]
 
 
-def test_plan_first_step_is_one_of_the_candidates_later_steps_over_known_names():
-    schema = make_plan_model(SPACE, 3, CANDIDATES)
-    plan = schema.model_validate(
-        {
-            "next": "pick_up(milk)",
-            "then": [{"action": "examine", "args": ["fridge"]}],
-        }
-    )
-    assert [str(a) for a in plan_actions(plan, CANDIDATES)] == ["pick_up(milk)", "examine(fridge)"]
-    with pytest.raises(ValidationError):  # not possible now
-        schema.model_validate({"next": "pick_up(fridge)", "then": []})
-    with pytest.raises(ValidationError):  # an unknown name later
-        schema.model_validate({"next": "look()", "then": [{"action": "pick_up", "args": ["x"]}]})
-    enum = schema.model_json_schema()["properties"]["next"]["enum"]
-    assert enum == [str(a) for a in CANDIDATES]
+def test_without_the_world_s_state_an_a_b_a_b_cycle_is_broken():
+    path = [("", None, None), ("inspect(cup)", None, None), ("inspect(box)", None, None)]
+    assert loop_actions(path) == []
+    path.append(("inspect(cup)", None, None))
+    assert loop_actions(path) == ["inspect(box)"]
 
 
-def test_planner_prompt_lists_the_candidates_numbered_after_memory():
-    text = planner_user("Task: cook", CANDIDATES, None, "step 1: look() -> succeeded: ok")
-    assert text.startswith("Task: cook")
-    assert "Actions possible now:\n1. pick_up(milk)\n2. examine(cookbook)" in text
-    assert text.index("Actions possible now") < text.index("Last result:")
-
-
-def test_each_verb_is_described_once_where_the_model_reads_its_choices():
-    from robomemory.prompts.baselines import baseline_user
-
-    space = ActionSpace(
-        verbs=[
-            VerbSpec(name="pick_up", arg_kinds=["object"], description="take an object"),
-            VerbSpec(name="eat", arg_kinds=["object"], description="eat food"),
-            VerbSpec(name="look"),
-        ],
-        targets={"object": ["milk", "meal"]},
-    )
-    actions = [
-        Action(verb="pick_up", args=["milk"]),
-        Action(verb="eat", args=["meal"]),
-        Action(verb="pick_up", args=["meal"]),
-        Action(verb="look"),
+def test_a_step_that_shows_no_world_keeps_the_state_it_was_in():
+    steps = [
+        {"step": 1, "action": "pick_up(cup)", "outcome": "succeeded", "world": "S1", "place": "a"},
+        {"step": 2, "action": "pick_up(x)", "outcome": "rejected", "world": None, "place": "a"},
     ]
-    listed = "1. pick_up(milk): take an object\n2. eat(meal): eat food\n3. pick_up(meal)\n4. look()"
-    planner = planner_user("Task: eat", actions, None, None, None, space)
-    assert f"Actions possible now:\n{listed}\n" in planner
-    assert f"Actions possible now:\n{listed}\n" in baseline_user("eat", [], "", space, actions)
-    assert "1. pick_up(milk)\n2. eat(meal)\n" in planner_user("Task: eat", actions, None)
+    assert path_of("S0", "a", steps, "a") == [
+        ("", "S0", "a"),
+        ("pick_up(cup)", "S1", "a"),
+        ("pick_up(x)", "S1", "a"),
+    ]
 
 
-def test_relevance_puts_what_the_newest_note_names_first():
-    from robomemory.grounding import by_relevance
+def test_looping_actions_are_not_offered_and_the_planner_is_told_why():
+    candidates = [act("pick_up(cup)"), act("put_down_to(cup, hall)"), act("task_complete()")]
+    path = [("", "S0", "hall"), ("pick_up(cup)", "S1", "hall")]
+    path += [("put_down_to(cup, hall)", "S0", "hall"), ("pick_up(cup)", "S1", "hall")]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=path)
+    assert [str(a) for a in shown] == ["pick_up(cup)", "task_complete()"]
+    text = planner_user("Task: x", shown, None, None, looped=["put_down_to(cup, hall)"])
+    assert "Not offered, they undo what you did: put_down_to(cup, hall)" in text
 
+
+def test_an_irreversible_act_is_never_repeated_on_the_same_thing():
+    candidates = [act("paint(cup)"), act("paint(box)"), act("glue(cup)")]
+    assert irreversible_repeats(candidates, VERBS, ["paint(cup)"]) == ["paint(cup)"]
+    # the world's words show it done: "a painted box"
+    assert irreversible_repeats(candidates, VERBS, [], {"box": "painted"}) == ["paint(box)"]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, done=["paint(cup)"])
+    assert "paint(cup)" not in map(str, shown)
+
+
+def test_an_irreversible_act_the_instructions_do_not_ask_for_goes_last():
+    candidates = [act("glue(cup)"), act("paint(cup)"), act("pick_up(box)")]
+    note = "inspect(manual): Steps: paint the cup"
+    assert unasked_irreversible(candidates, VERBS, ["Steps: paint the cup"]) == ["glue(cup)"]
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS)]
+    assert shown[0] == "paint(cup)" and shown[-1] == "glue(cup)"
+
+
+def test_things_the_instructions_name_that_no_known_name_is():
+    text = "You open the copy of the manual. Steps: pick up the blue cup paint the cup. Done!"
+    assert unseen_things(text, VERBS, ["cup"]) == ["blue cup"]
+    assert unseen_things(text, VERBS, ["blue cup"]) == []  # found: the search stops
+    assert unseen_things("First, paint it.", VERBS, []) == []  # a pointer names nothing
+
+
+def test_hops_follow_the_known_routes_both_ways():
+    routes = [Route("hall", "east", "kitchen"), Route("kitchen", "north", "pantry")]
+    assert hops(routes, "pantry") == {"pantry": 0, "kitchen": 1, "hall": 2}
+
+
+def test_the_search_leads_with_what_is_here_then_the_nearest_place_not_visited():
+    routes = [Route("hall", "east", "kitchen"), Route("kitchen", "north", "pantry")]
     candidates = [
-        Action(verb="close", args=["fridge"]),
-        Action(verb="pick_up", args=["cookbook"]),
-        Action(verb="pick_up", args=["milk"]),
-        Action(verb="prepare_meal"),
-        Action(verb="look"),
+        act("navigate_to(pantry)"),
+        act("navigate_to(kitchen)"),
+        act("navigate_to(attic)"),
+        act("pick_up(cup)"),
+        act("open(closet)"),
+        act("open(drawer)"),
     ]
-    recipe = "Ingredients: milk Directions: prepare meal"
-    task = "Check the cookbook in the kitchen for the recipe."
-    ranked = [str(a) for a in by_relevance(candidates, [recipe, task])]
-    assert ranked[:3] == ["prepare_meal()", "pick_up(milk)", "pick_up(cookbook)"]
-    assert [str(a) for a in by_relevance(candidates, [task])][0] == "pick_up(cookbook)"
-    assert ranked[3:] == ["close(fridge)", "look()"]  # the world's order for the rest
-
-
-def test_relevance_ranks_most_named_first_and_undoing_last():
-    from robomemory.grounding import by_relevance
-
-    held = [
-        Action(verb="put_down_to", args=["milk", "fridge"]),
-        Action(verb="drop", args=["milk"]),
-        Action(verb="close", args=["fridge"]),
-        Action(verb="eat", args=["milk"]),
-        Action(verb="prepare_meal"),
-        Action(verb="look"),
-    ]
-    recipe = "Ingredients: milk Directions: prepare meal"
-    done = ["pick_up(milk)", "open(fridge)"]
-    ranked = [str(a) for a in by_relevance(held, [recipe], done)]
-    assert ranked[:2] == ["prepare_meal()", "eat(milk)"]
-    # giving back the ingredient or closing what was opened comes last
-    assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
-
-
-def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
-    from robomemory.grounding import by_relevance
-
-    held = [
-        Action(verb="cook", args=["chicken breast", "oven"]),
-        Action(verb="slice", args=["red onion"]),
-        Action(verb="dice", args=["red onion"]),
-        Action(verb="prepare_meal"),
-    ]
-    recipe = (
-        "Gather all following ingredients and follow the directions to prepare this tasty meal."
-        " Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
+    found = exploration(
+        candidates, VERBS, here="hall", visited=["hall"], revealed=["drawer"], routes=routes
     )
-    ranked = [str(a) for a in by_relevance(held, [recipe])]
-    assert ranked == [
-        "dice(red onion)",  # its verb is named first: directions are done in their order
-        "prepare_meal()",  # named after dicing
-        "cook(chicken breast, oven)",  # only its arguments are named
-        "slice(red onion)",
+    # the closet here, then one hop away the kitchen and the attic (no route known: one
+    # hop, like an exit; the world's order breaks the tie), then the pantry
+    assert [str(a) for a in found] == [
+        "open(closet)",
+        "navigate_to(kitchen)",
+        "navigate_to(attic)",
+        "navigate_to(pantry)",
     ]
 
 
-CUTTING = {"dice": "cut as the recipe says; needs a held knife", "pick_up": "take an object"}
+def test_the_search_leads_until_the_thing_is_seen():
+    note = "inspect(manual): Steps: paint the blue cup"
+    candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]
+    path = [("", "S0", "hall")]
+    shown = offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS, path=path)
+    assert [str(a) for a in shown][:2] == ["open(closet)", "navigate_to(attic)"]
+    seen = [act("paint(blue cup)"), *candidates]
+    shown = offered_candidates(seen, [], "hall", notes=[note], verbs=VERBS, path=path)
+    assert str(shown[0]) == "paint(blue cup)"
 
 
-def test_what_a_named_verb_needs_comes_first_while_that_verb_is_not_offered():
-    from robomemory.grounding import by_relevance
-
-    recipe = "Ingredients: red onion Directions: dice the red onion prepare meal"
-    without_knife = [
-        Action(verb="prepare_meal"),
-        Action(verb="cook", args=["red onion", "oven"]),
-        Action(verb="examine", args=["knife"]),
-        Action(verb="pick_up", args=["knife"]),
-    ]
-    ranked = [str(a) for a in by_relevance(without_knife, [recipe], verbs=CUTTING)]
-    assert ranked[0] == "pick_up(knife)"  # dice is named, not offered, and needs a knife
-    assert ranked[-1] == "examine(knife)"  # a read is not what dicing needs
-    with_knife = [Action(verb="prepare_meal"), Action(verb="dice", args=["red onion"])]
-    ranked = [str(a) for a in by_relevance(with_knife, [recipe], verbs=CUTTING)]
-    assert ranked == ["dice(red onion)", "prepare_meal()"]  # offered: the recipe's order
+def test_reads_are_known_by_their_meaning_not_their_name():
+    trajectory = [
+        {"step": 1, "action": "inspect(cup)", "verb": "inspect", "outcome": "succeeded",
+         "changed": False, "place": "hall"},
+        {"step": 2, "action": "pick_up(box)", "verb": "pick_up", "outcome": "succeeded",
+         "changed": True, "place": "hall"},
+    ]  # fmt: skip
+    candidates = [act("inspect(cup)"), act("pick_up(cup)"), act("task_complete()")]
+    fresh = [str(a) for a in fresh_candidates(candidates, trajectory, "hall", VERBS)]
+    assert "inspect(cup)" not in fresh  # its answer will not change
+    assert "inspect(cup)" in map(str, fresh_candidates(candidates, trajectory, "hall", []))
 
 
-def test_the_last_change_is_not_offered_again_in_the_same_place():
-    cook = [step(1, "pick_up(milk)", changed=True), step(2, "cook(milk, oven)", changed=True)]
-    assert "cook(milk, oven)" in spent_actions(cook, "kitchen")  # a roasted meal would burn
-    assert "pick_up(milk)" not in spent_actions(cook, "kitchen")
-    moves = [step(1, "go(east)", changed=True, place="corridor")]
-    assert "go(east)" not in spent_actions(moves, "livingroom")  # moving on is another move
-    assert "go(east)" in spent_actions(moves, "corridor")
-
-
-def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
-    from robomemory.grounding import offered_candidates
-
-    names = [f"box{chr(97 + i)}" for i in range(26)]
-    many = [Action(verb="examine", args=[n]) for n in names]
-    many.append(Action(verb="task_complete"))
-    shown = offered_candidates(many, [], "kitchen", task="check boxq", limit=10)
-    assert len(shown) == 10 and str(shown[-1]) == "task_complete()"
-    assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first
-
-
-def test_until_something_is_read_the_way_to_the_place_the_task_names_comes_first():
-    from robomemory.grounding import offered_candidates
-
-    task = "Check the cookbook in the kitchen for the recipe."
-    here = [
-        Action(verb="examine", args=["toilet"]),
-        Action(verb="go", args=["north"]),
-        Action(verb="navigate_to", args=["corridor"]),
-        Action(verb="navigate_to", args=["kitchen"]),
-        Action(verb="task_complete"),
-    ]
-    shown = [str(a) for a in offered_candidates(here, [], "bathroom", task=task)]
-    assert shown[0] == "navigate_to(kitchen)"
-    there = [Action(verb="examine", args=["cookbook"]), *here[:3], Action(verb="task_complete")]
-    shown = [str(a) for a in offered_candidates(there, [], "kitchen", task=task)]
-    assert shown[0] == "examine(cookbook)"  # a read the task names, first where it can be done
-    read = ["examine(cookbook): Recipe #1 Ingredients: milk Directions: prepare meal"]
-    after = [str(a) for a in offered_candidates(here, [], "bathroom", task=task, notes=read)]
-    assert after[0] != "navigate_to(kitchen)"  # once read, what was read leads
-
-
-def test_a_cut_list_keeps_every_kind_of_action_and_the_best_ranked():
-    from robomemory.grounding import cut_per_verb
-
-    ordered = [Action(verb="examine", args=[f"x{i}"]) for i in range(10)]
-    ordered += [Action(verb="go", args=["north"]), Action(verb="go", args=["south"])]
-    ordered += [Action(verb="look"), Action(verb="task_complete")]
-    shown = [str(a) for a in cut_per_verb(ordered, 6)]
-    # each verb's best (go north, look, task_complete), the rest from the top, order kept
-    assert shown == [
-        "examine(x0)",
-        "examine(x1)",
-        "examine(x2)",
-        "go(north)",
-        "look()",
-        "task_complete()",
-    ]
-    assert cut_per_verb(ordered, 50) == ordered
-
-
-def test_looking_around_is_not_offered_right_after_arriving():
-    moved = [step(1, "go(east)", changed=True, place="corridor")]
-    assert "look()" in spent_actions(moved, "kitchen")  # arriving showed the kitchen
-    stayed = [*moved, step(2, "pick_up(milk)", changed=True, place="kitchen")]
-    assert "look()" not in spent_actions(stayed, "kitchen")
-    failed = [step(1, "go(east)", "failed", place="corridor")]
-    assert "look()" not in spent_actions(failed, "corridor")
-
-
-COOK_VERBS = [
-    VerbSpec(name="open", arg_kinds=["object"]),
-    VerbSpec(name="examine", arg_kinds=["object"]),
-    VerbSpec(name="dice", arg_kinds=["object"]),
-    VerbSpec(name="cook", arg_kinds=["object", "appliance"], aliases=["fry", "roast"]),
-    VerbSpec(name="prepare_meal"),
-]
-RECIPE = (
-    'examine(cookbook): You open the copy of "Cooking: A Modern Approach" and start reading: '
-    "Gather all following ingredients and follow the directions to prepare this tasty meal. "
-    "Ingredients: red potato, yellow potato Directions: roast the red potato dice the yellow "
-    "potato fry the yellow potato prepare meal"
-)
-NAMES = ["red potato", "yellow potato", "potato", "cookbook", "oven"]
-
-
-def test_instructions_are_verbs_of_the_api_with_the_known_thing_they_name():
-    from robomemory.grounding import Instruction, instructions
-
-    found = instructions(RECIPE.split(": ", 1)[1], COOK_VERBS, NAMES)
-    assert found == [
-        Instruction("cook", "red potato", "roast the red potato"),
-        Instruction("dice", "yellow potato", "dice the yellow potato"),  # the longest name
-        Instruction("cook", "yellow potato", "fry the yellow potato"),
-        Instruction("prepare_meal", None, "prepare meal"),
-    ]  # "open the copy of" names nothing known; "prepare this tasty meal" is no verb
-    assert instructions("dice it, then open the box", COOK_VERBS, NAMES) == []
-
-
-def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
-    from robomemory.grounding import left_to_do
-
-    done = ["pick_up(red potato)", "cook(red potato, oven)", "dice(yellow potato)"]
-    assert left_to_do([RECIPE], done, COOK_VERBS, NAMES) == [
-        "fry the yellow potato",
-        "prepare meal",
-    ]
-    assert (
-        left_to_do(
-            [RECIPE], [*done, "cook(yellow potato, stove)", "prepare_meal()"], COOK_VERBS, NAMES
-        )
-        == []
-    )
-    assert left_to_do([], done, COOK_VERBS, NAMES) == []
-    # instructions are done in their order: what comes before a done one is over
-    assert left_to_do([RECIPE], ["prepare_meal()"], COOK_VERBS, NAMES) == []
-    assert left_to_do([RECIPE], ["dice(yellow potato)"], COOK_VERBS, NAMES) == [
-        "fry the yellow potato",
-        "prepare meal",
-    ]
-
-
-def test_an_instruction_acts_on_a_known_thing_it_does_not_ask_for_a_new_one():
-    from robomemory.grounding import Instruction, instructions
-
-    verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
-    task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
-    assert instructions(task, verbs, ["meal", "cookbook"]) == [
-        Instruction("eat", "meal", "enjoy your meal")
-    ]
-    assert instructions(task, verbs, ["cookbook"]) == []  # no meal yet: nothing to eat
-
-
-def test_result_forms_are_the_regular_past_participles():
-    from robomemory.grounding import result_forms
-
-    assert "fried" in result_forms("fry")
-    assert "diced" in result_forms("dice")
-    assert "chopped" in result_forms("chop")
-    assert "roasted" in result_forms("roast")
-    assert "grilled" in result_forms("grill")
-    assert "opened" in result_forms("open")
-    assert "fried" not in result_forms("roast")
-
-
-def test_the_world_s_words_before_a_known_name_are_its_state():
-    from robomemory.grounding import update_states
-
-    names = ["chicken wing", "chicken leg", "red onion", "onion", "fridge"]
-    text = "The fridge contains a fried chicken wing, a raw chicken leg and a diced red onion."
-    states = update_states({}, text, names, COOK_VERBS)
-    # "raw" is no result of an API verb; "diced" goes to the longest name, not to "onion"
-    assert states == {"chicken wing": "fried", "red onion": "diced"}
-    assert update_states(states, "You take the chicken wing.", names, COOK_VERBS) == states
-    roasted = update_states(states, "You roasted the onion. A roasted onion.", names, COOK_VERBS)
-    assert roasted == {**states, "onion": "roasted"}
-    both = update_states({}, "The fridge holds a diced roasted red onion.", names, COOK_VERBS)
-    assert both == {"red onion": "diced roasted"}
-
-
-def test_an_instruction_the_world_shows_done_is_not_left_nor_what_came_before_it():
-    from robomemory.grounding import left_to_do
-
-    states = {"yellow potato": "diced fried"}
-    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states=states) == [
-        "roast the red potato",
-        "prepare meal",
-    ]
-    # fried, the yellow potato may still need dicing: a shown result ends only its instruction
-    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"yellow potato": "fried"}) == [
-        "roast the red potato",
-        "dice the yellow potato",
-        "prepare meal",
-    ]
-    # a result of another verb does not do it
-    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"red potato": "diced"}) == [
-        "roast the red potato",
-        "dice the yellow potato",
-        "fry the yellow potato",
-        "prepare meal",
-    ]
-
-
-def test_the_task_s_instructions_come_after_the_notes():
-    from robomemory.grounding import left_to_do
-
-    verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
-    task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
-    done = ["cook(red potato, oven)", "dice(yellow potato)", "cook(yellow potato, stove)"]
-    # the meal is a known name (the recipe names it), but nothing can act on it yet
-    assert left_to_do([RECIPE], done, verbs, [*NAMES, "meal"], task=task) == ["prepare meal"]
-    made = [*done, "prepare_meal()"]
-    now = ["meal", "oven"]  # the names the actions possible now act on
-    assert left_to_do([RECIPE], made, verbs, NAMES, task=task, offered=now) == ["enjoy your meal"]
-    assert left_to_do([RECIPE], [*made, "eat(meal)"], verbs, NAMES, task=task, offered=now) == []
-
-
-def test_the_planner_and_critic_read_what_is_left_last():
-    from robomemory.prompts.planner import critic_user
-
-    left = ["dice the red onion", "prepare meal"]
-    text = planner_user("Task: cook", CANDIDATES, None, "step 2: x", None, None, left)
-    assert text.endswith(
-        "Last result: step 2: x\n\n"
-        "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
-    )
-    helped = planner_user(
-        "Task: cook", CANDIDATES, None, "step 2: x", None, None, left, ["eat(meal)"]
-    )
-    assert helped.endswith(
-        "Last result: step 2: x\n\nHelped before, possible now: eat(meal)\n\n"
-        "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
-    )
-    assert "Left to do" not in planner_user("Task: cook", CANDIDATES, None, "step 2: x")
-    critic = critic_user(
-        "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left
-    )
-    assert "Left to do: dice the red onion, prepare meal" in critic
+def test_the_grounding_imports_only_core_and_episode():
+    package = Path(__file__).parent.parent / "robomemory" / "grounding"
+    for module in package.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robomemory"):
+                assert node.module in ("robomemory.core", "robomemory.episode") or (
+                    node.module.startswith("robomemory.grounding")
+                ), (module.name, node.module)

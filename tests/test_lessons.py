@@ -110,3 +110,27 @@ def test_what_helped_before_is_named_when_it_is_offered_now_and_not_done():
     assert helped_now(helped, offered, done=[]) == ["prepare_meal()", "eat(meal)"]
     assert helped_now(helped, offered, done=["prepare_meal()"]) == ["eat(meal)"]
     assert helped_now([], offered, done=[]) == []
+
+
+def test_a_lost_attempt_says_which_step_lost_it_and_the_next_is_not_offered_it():
+    from robomemory.core import Action
+    from robomemory.grounding import offered_candidates
+    from robomemory.memory.consolidation import action_lessons, losing_steps
+    from robomemory.prompts.longterm import lesson_actions
+
+    def at(n, action, score, message=""):
+        return {"step": n, "action": action, "outcome": "succeeded", "message": message,
+                "score": score}  # fmt: skip
+
+    lost = [at(1, "pick_up(red apple)", 1.0), at(2, "chop(red apple)", 1.0, "You lost!")]
+    assert losing_steps(lost, lost=True) == ["chop(red apple)"]
+    assert losing_steps(lost, lost=False) == []  # timed out: no step lost it
+    fell = [at(1, "focus_on(apple)", -100.0, "You focus on the apple.")]
+    assert losing_steps(fell, lost=False) == ["focus_on(apple)"]  # a wrong commitment
+    said = {s["action"]: s["message"] for s in lost}
+    items = action_lessons([], [], losing_steps(lost, lost=True), said)
+    helped, hurt = lesson_actions("\n".join(i.text for i in items))
+    assert hurt == ["chop(red apple)"]
+    again = [Action(verb="chop", args=["red apple"]), Action(verb="slice", args=["red apple"])]
+    shown = offered_candidates(again, [], "kitchen", lessons=(helped, hurt))
+    assert [str(a) for a in shown] == ["slice(red apple)"]

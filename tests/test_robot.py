@@ -189,3 +189,28 @@ def test_no_known_objects_means_no_prompt_reaches_the_arm():
     assert res.outcome == Outcome.REJECTED and arm.applied == []
     with pytest.raises(ValueError, match="not an object name"):
         offline_robot(objects=["banana, then swing the arm"])
+
+
+def test_robot_verbs_declare_what_they_mean_and_its_place_keys_the_world():
+    from robomemory.episode import world_of
+    from robomemory.executors.robot import ROBOT_VERBS
+    from robomemory.grounding import exploration, loop_actions, meanings
+
+    m = meanings(ROBOT_VERBS)
+    assert m.moves == {"navigate_to"} and m.reveals == {"open"} and not m.irreversible
+    assert m.reverses == {"put_down_to": "pick_up", "close": "open", "turn_off": "turn_on"}
+    ex, _ = offline_robot(objects=["banana@kitchen_counter", "drawer@kitchen_counter"])
+    ex.location = "kitchen_counter"
+    candidates = ex.action_space().candidates
+    found = exploration(
+        candidates, ROBOT_VERBS, here="kitchen_counter", visited=["kitchen_counter"]
+    )
+    # what may hold a thing here is opened first, then the points not visited
+    assert {"open(banana)", "open(drawer)"} == {str(a) for a in found[:2]}
+    assert str(found[-1]) == "navigate_to(dining_table)"
+    at = world_of(ex._observe("here"))
+    assert at == "kitchen_counter|"
+    path = [("", at, "kitchen_counter"), ("navigate_to(dining_table)", "dining_table|", None)]
+    path.append(("navigate_to(kitchen_counter)", at, "kitchen_counter"))
+    path.append(("navigate_to(dining_table)", "dining_table|", "dining_table"))
+    assert loop_actions(path) == ["navigate_to(kitchen_counter)"]

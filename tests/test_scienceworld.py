@@ -77,3 +77,20 @@ def test_candidates_cover_every_verb_the_world_affords_here(world):
     assert len(space.candidates) <= 40
     assert all(world._validate(a) is None for a in space.candidates)
     assert not any("agent" in a.args or "air" in a.args for a in space.candidates)
+
+
+def test_scienceworld_verbs_declare_what_they_mean_and_a_look_changes_nothing(world):
+    from robomemory.episode import world_of
+    from robomemory.grounding import meanings
+
+    world.reset()
+    space = world.action_space()
+    m = meanings(space.verbs)
+    assert "focus_on" in m.irreversible and m.moves == {"navigate_to"}
+    assert {"look_at", "look_in", "read"} <= m.reads and {"open", "look_in"} <= m.reveals
+    assert m.reverses["close"] == "open" and m.reverses["put_down_to"] == "pick_up"
+    task, start = world.reset()
+    assert start.place and start.world  # the room it names and a digest of what it shows
+    thing = next(a for a in world.action_space().candidates if a.verb == "look_at")
+    result = world.execute(thing)
+    assert result.details["changed"] is False and world_of(result.observation) == start.world

@@ -268,3 +268,40 @@ def test_command_to_action_maps_each_form() -> None:
     }
     for command, action in cases.items():
         assert str(command_to_action(command)) == action
+
+
+def test_walking_back_and_forth_brings_the_same_world_and_is_set_aside(
+    six_rooms: TextWorldExecutor,
+) -> None:
+    from robomemory.episode import trajectory_step, world_of
+    from robomemory.executors.envs.textworld_map import OPPOSITE
+    from robomemory.grounding import loop_actions, path_of
+
+    start = six_rooms.reset()[1]
+    way = next(a for a in six_rooms.action_space().candidates if a.verb == "go")
+    back = act("go", OPPOSITE[way.args[0]])
+    steps, places = [], []
+    for i, action in enumerate([way, back, way], 1):
+        places.append(six_rooms.current_room)
+        result = six_rooms.execute(action)
+        assert result.ok
+        steps.append(trajectory_step(i, action, result, result.message, places[-1]))
+    assert steps[1]["world"] == world_of(start)  # the facts digest: back where it started
+    path = path_of(world_of(start), start.place, steps, six_rooms.current_room)
+    assert loop_actions(path) == [str(back)]
+
+
+def test_textworld_verbs_declare_what_they_mean() -> None:
+    from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS
+    from robomemory.grounding import meanings
+
+    m = meanings([*BASE_VERBS, *COOKING_VERBS])
+    assert m.reads == {"examine"} and {"look", "inventory"} <= m.informs
+    assert m.moves == {"navigate_to", "go"} and m.reveals == {"open"}
+    assert {"slice", "dice", "chop", "cook", "prepare_meal", "eat"} == m.irreversible
+    assert m.reverses == {
+        "put_down_to": "pick_up",
+        "drop": "pick_up",
+        "close": "open",
+        "turn_off": "turn_on",
+    }

@@ -23,8 +23,9 @@ from robomemory.episode import (
     TrajectoryStep,
     episode_end,
     trajectory_step,
+    world_of,
 )
-from robomemory.grounding import notes_of, offered_candidates, update_done
+from robomemory.grounding import notes_of, offered_candidates, path_of, update_done, update_states
 from robomemory.prompts.baselines import (
     baseline_system,
     baseline_user,
@@ -60,21 +61,33 @@ class BaselineAgent:
         return turns if self.kind == "fullctx" else turns[-self.window :]
 
     def _decide(
-        self, task: str, turns: list[str], obs: Observation, trajectory: list[TrajectoryStep]
+        self,
+        task: str,
+        turns: list[str],
+        obs: Observation,
+        trajectory: list[TrajectoryStep],
+        start: Observation,
     ) -> tuple[Action, dict]:
         space = self.executor.action_space()
-        # The same grounded list the planner sees, by the same rules (fair comparison).
+        # The same grounded list the planner sees, by the same rules (fair comparison): the
+        # world's states and the task's path come from the whole trajectory they keep.
         done: list[str] = []
         for item in trajectory:
             done = update_done(done, item)
+        names = [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
+        states: dict[str, str] = {}
+        for text in [start.text, *(t["message"] for t in trajectory)]:
+            states = update_states(states, text, names, space.verbs)
         candidates = offered_candidates(
             space.candidates,
             trajectory,
             obs.place,
             task=task,
-            notes=notes_of(trajectory, task),
+            notes=notes_of(trajectory, task, space.verbs),
             done=done,
-            verbs={v.name: v.description for v in space.verbs},
+            verbs=space.verbs,
+            path=path_of(world_of(start), start.place, trajectory, obs.place),
+            states=states,
             limit=self.config.max_candidates,
         )
         schema = make_turn_model(space, candidates)
@@ -104,6 +117,7 @@ class BaselineAgent:
         thread_id = thread_id or uuid.uuid4().hex[:12]
         started = time.perf_counter()
         task, obs = self.executor.reset()
+        start = obs
         usage: dict[str, dict[str, float]] = {}
         turns: list[str] = []
         trajectory: list[TrajectoryStep] = []
@@ -118,7 +132,7 @@ class BaselineAgent:
                 on_event(node, {"usage": {node: counters}, **(extra or {})})
 
         while not reason:
-            action, counters = self._decide(task, turns, obs, trajectory)
+            action, counters = self._decide(task, turns, obs, trajectory, start)
             emit("policy", counters)
             t0 = time.perf_counter()
             place = obs.place

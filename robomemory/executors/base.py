@@ -3,7 +3,8 @@ and are re-exported here for callers that import them from this module."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterable, Sequence
 
 from robomemory.core import (
     TASK_COMPLETE,
@@ -27,6 +28,7 @@ __all__ = [
     "VerbSpec",
     "join_names",
     "rejected",
+    "world_digest",
 ]
 
 
@@ -38,3 +40,10 @@ def rejected(action: Action, message: str) -> ActionResult:
 def join_names(names: Sequence[str]) -> str:
     """Names joined with commas, or ``none``."""
     return ", ".join(names) if names else "none"
+
+
+def world_digest(parts: Iterable[str]) -> str:
+    """A short digest of a world's state from its parts in any order (equal sets, equal
+    digests): ``Observation.world``, what loop breaking compares."""
+    joined = "\n".join(sorted(set(parts)))
+    return hashlib.blake2b(joined.encode(), digest_size=8).hexdigest()

@@ -47,13 +47,18 @@ NAVIGATE = "navigate_to"
 
 # Paper Table 4, real-world column.
 ROBOT_VERBS: tuple[VerbSpec, ...] = (
-    VerbSpec(name=NAVIGATE, arg_kinds=["point"], description="drive to a named point"),
+    VerbSpec(name=NAVIGATE, arg_kinds=["point"], description="drive to a named point", moves=True),
     VerbSpec(name="pick_up", arg_kinds=["object"], description="grasp an object"),
-    VerbSpec(name="put_down_to", arg_kinds=["receptacle"], description="place the held object"),
-    VerbSpec(name="open", arg_kinds=["object"]),
-    VerbSpec(name="close", arg_kinds=["object"]),
+    VerbSpec(
+        name="put_down_to",
+        arg_kinds=["receptacle"],
+        description="place the held object",
+        reverses="pick_up",
+    ),
+    VerbSpec(name="open", arg_kinds=["object"], reveals=True),
+    VerbSpec(name="close", arg_kinds=["object"], reverses="open"),
     VerbSpec(name="turn_on", arg_kinds=["object"]),
-    VerbSpec(name="turn_off", arg_kinds=["object"]),
+    VerbSpec(name="turn_off", arg_kinds=["object"], reverses="turn_on"),
     VerbSpec(name=TASK_COMPLETE, description="declare the task finished"),
 )
 
@@ -286,6 +291,7 @@ class RobotExecutor:
             frames = self.arm.get_observation().images
         except ArmError as exc:
             log.error("camera read failed: %s", exc)
-            return Observation(text=text)
+            return Observation(text=text, place=self.location)
         frame = frames.get(self.planner_camera)
-        return Observation(text=text, images=[jpeg_data_url(frame)] if frame is not None else [])
+        images = [jpeg_data_url(frame)] if frame is not None else []
+        return Observation(text=text, images=images, place=self.location)

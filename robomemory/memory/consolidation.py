@@ -61,6 +61,23 @@ def rewarded_steps(trajectory: Sequence[StepRecord], limit: int = MAX_REWARDED) 
     return out[::-1]
 
 
+def losing_steps(trajectory: Sequence[StepRecord], lost: bool) -> list[str]:
+    """The actions that lost points or the task, newest first: a step after which the world's
+    score fell (a wrong commitment), and the last step of a task the world ended as lost (an
+    irreversible act done wrong). Their lessons say so before the creator's, so the next
+    attempt is not offered them (a lesson that an action hurt withholds it)."""
+    out: list[str] = []
+    before = 0.0
+    for step in trajectory:
+        score = step.get("score")
+        if score is not None and score < before and step["action"] not in out:
+            out.append(str(step["action"]))
+        before = score if score is not None else before
+    if lost and trajectory and str(trajectory[-1]["action"]) not in out:
+        out.append(str(trajectory[-1]["action"]))
+    return out[::-1]
+
+
 def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
     """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``), a
     step that raised the world's score marked '[score +1]' (the creator's clue to what
@@ -112,8 +129,10 @@ def consolidate(
     retrieved_ids: list[str],
     episode_id: str,
     llm: NodeLLM,
+    lost: bool = False,
 ) -> dict:
-    """Write long-term memory for a finished task and update utilities; returns a report."""
+    """Write long-term memory for a finished task and update utilities; returns a report.
+    ``lost``: the world ended the task as lost (its last step lost it)."""
     done = system.history.episode_report(episode_id)
     if done is not None:
         log.info("consolidate: episode %s already consolidated; skipping", episode_id)
@@ -133,7 +152,7 @@ def consolidate(
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="consolidate") as pool:
         if system.semantic is not None:
             jobs["semantic"] = pool.submit(
-                _semantic, system.semantic, user, task, trajectory, episode_id, llm
+                _semantic, system.semantic, user, task, trajectory, episode_id, llm, lost
             )
         if system.episodic is not None:
             jobs["episodic"] = pool.submit(
@@ -178,6 +197,7 @@ def _semantic(
     trajectory: list[dict],
     episode_id: str,
     llm: NodeLLM,
+    lost: bool = False,
 ) -> dict:
     said = {str(s.get("action")): str(s.get("message", "")) for s in trajectory}  # last answer
     schema = prompts.insights_model(tuple(said))
@@ -185,7 +205,8 @@ def _semantic(
     def make() -> list[NewItem]:
         ask = prompts.creator_ask(user, prompts.SEMANTIC_ASK)
         res = llm.call(schema, prompts.CREATOR_SYSTEM, ask, fallback=schema)
-        items = action_lessons(rewarded_steps(trajectory), res.value.helped, res.value.hurt, said)
+        hurt = list(dict.fromkeys([*losing_steps(trajectory, lost), *res.value.hurt]))
+        items = action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         return [i for i in items if i.text.strip()]
 

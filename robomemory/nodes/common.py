@@ -8,9 +8,15 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext, live_context
-from robomemory.core import Action, ActionSpace
+from robomemory.core import Action, ActionSpace, Route
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding import helped_now, left_to_do, offered_candidates, update_states
+from robomemory.grounding import (
+    helped_now,
+    left_to_do,
+    loop_actions,
+    offered_candidates,
+    update_states,
+)
 from robomemory.prompts.longterm import lesson_actions
 from robomemory.state import AgentState, last_result_of, observation_of
 
@@ -63,10 +69,14 @@ def result_line(item: TrajectoryStep, limit: int = 300) -> str:
 
 
 def current_candidates(
-    state: AgentState, space: ActionSpace, limit: int | None = None
+    state: AgentState,
+    space: ActionSpace,
+    limit: int | None = None,
+    routes: list[Route] | None = None,
 ) -> list[Action]:
     """The actions the world affords now, as the planner and the critic are shown them
-    (the ``limit`` best ranked, ``task_complete`` kept)."""
+    (the ``limit`` best ranked, ``task_complete`` kept); ``routes`` between places, for the
+    search of a thing not seen yet, nearest first."""
     return offered_candidates(
         space.candidates,
         state.get("trajectory") or [],
@@ -74,10 +84,27 @@ def current_candidates(
         task=state.get("task") or "",
         notes=state.get("notes") or [],
         done=state.get("done_actions") or [],
-        verbs={v.name: v.description for v in space.verbs},
+        verbs=space.verbs,
         lessons=lesson_actions((state.get("recalled") or {}).get("semantic") or ""),
+        path=state.get("path") or [],
+        states=state.get("states") or {},
+        routes=routes or [],
         limit=limit,
     )
+
+
+def map_routes(ctx: AgentContext) -> list[Route]:
+    """The ways between places the spatial map knows (none without spatial memory)."""
+    spatial = ctx.memory.spatial
+    if spatial is None or not ctx.config.memory.spatial.enabled:
+        return []
+    return spatial.routes()
+
+
+def looping(state: AgentState, space: ActionSpace) -> list[str]:
+    """The world's candidates set aside because they would loop (:func:`loop_actions`)."""
+    offered = {str(a) for a in space.candidates}
+    return [a for a in loop_actions(state.get("path") or []) if a in offered]
 
 
 def known_names(space: ActionSpace) -> list[str]:

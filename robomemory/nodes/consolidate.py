@@ -20,6 +20,7 @@ def consolidate(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         memory,
         task=state["task"],
         success=bool(state.get("success")),
+        lost=state.get("end_reason") == "lost",
         score=state.get("score"),
         max_score=state.get("max_score"),
         temporal_text=memory.temporal.render(list(state.get("temporal") or [])),

@@ -10,6 +10,7 @@ from robomemory.nodes.common import (
     current_candidates,
     last_result_line,
     lessons_now,
+    map_routes,
     notes_left,
 )
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
@@ -21,7 +22,8 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     plan = current_plan(state)
     action = plan[state["plan_index"]]
     space = run.ctx.executor.action_space()
-    candidates = current_candidates(state, space, run.ctx.config.max_candidates)
+    routes = map_routes(run.ctx)
+    candidates = current_candidates(state, space, run.ctx.config.max_candidates, routes)
     if space.candidates and str(action) not in {str(a) for a in space.candidates}:
         # A later plan step the world no longer affords (the plan was made before the last
         # action changed things): it cannot run, so there is nothing for the critic to judge.

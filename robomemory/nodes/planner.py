@@ -15,6 +15,8 @@ from robomemory.nodes.common import (
     current_candidates,
     last_result_line,
     lessons_now,
+    looping,
+    map_routes,
     notes_left,
 )
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
@@ -24,7 +26,8 @@ from robomemory.state import AgentState, approves, observation_of
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("planner", runtime)
     space = run.ctx.executor.action_space()
-    candidates = current_candidates(state, space, run.ctx.config.max_candidates)
+    routes = map_routes(run.ctx)
+    candidates = current_candidates(state, space, run.ctx.config.max_candidates, routes)
     config = run.ctx.config
     schema = make_plan_model(space, config.max_plan_len, candidates, config.min_plan_len)
     verdict = state.get("verdict")
@@ -34,7 +37,15 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     left = notes_left(state, space)
     helped = lessons_now(state, candidates)
     user = planner_user(
-        context, candidates, critique, last, space.all_targets(), space, left, helped
+        context,
+        candidates,
+        critique,
+        last,
+        space.all_targets(),
+        space,
+        left,
+        helped,
+        looping(state, space),
     )
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(

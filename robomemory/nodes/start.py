@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.core import RouteLearner
+from robomemory.episode import world_of
 from robomemory.nodes.common import NodeRun, world_states
 from robomemory.state import AgentState
 
@@ -25,6 +26,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "step": 0,
             "observation": observation.model_dump(),
             "states": world_states({}, [observation.text], run.ctx.executor.action_space()),
+            "path": [["", world_of(observation), observation.place]],
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
             "plan": [],

@@ -17,7 +17,7 @@ STRICT = ConfigDict(extra="forbid")
 PLANNER_RULES = (
     "You are the planner of a robot. Read the task, your notes, memory and the observation. "
     "Choose the next action from the list of actions possible now, then optionally up to a "
-    "few actions to follow. Follow the instructions or recipe you have read, step by step. "
+    "few actions to follow. Follow the instructions you have read, step by step. "
     f"Do not redo what is done. Call {TASK_COMPLETE}() only when the task is done."
 )
 
@@ -137,11 +137,13 @@ def planner_user(
     space: ActionSpace | None = None,
     left: Sequence[str] = (),
     helped: Sequence[str] = (),
+    looped: Sequence[str] = (),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the last result again, what helped
-    before and is possible now (``helped``) and what the notes instruct that is not done
-    (``left``): a small model weighs the end most."""
+    before and is possible now (``helped``), what is not offered because it would loop
+    (``looped``) and what the notes instruct that is not done (``left``): a small model
+    weighs the end most."""
     parts = [context]
     if candidates:
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
@@ -151,6 +153,8 @@ def planner_user(
         parts.append(f"Last result: {last_result}")
     if helped:
         parts.append(helped_line(helped))
+    if looped:
+        parts.append(looped_line(looped))
     if left:
         parts.append(left_line(left))
     if critique:
@@ -166,6 +170,12 @@ def left_line(left: Sequence[str]) -> str:
     meal"; 3 of 3 that picked things up after ``prepare_meal()`` chose ``eat(meal)`` with
     "Left to do: enjoy your meal"."""
     return f"Left to do: {', '.join(left)}"
+
+
+def looped_line(looped: Sequence[str]) -> str:
+    """Actions set aside because they would bring the world back where it was (short: the
+    model is told why they are missing, not to look for them)."""
+    return f"Not offered, they undo what you did: {', '.join(looped)}"
 
 
 def helped_line(helped: Sequence[str]) -> str:

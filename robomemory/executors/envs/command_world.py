@@ -36,10 +36,23 @@ class Verb:
     arg_kinds: tuple[str, ...]
     template: str
     description: str = ""
+    # what the verb means to the grounding (see VerbSpec)
+    reads: bool = False
+    moves: bool = False
+    reverses: str | None = None
+    irreversible: bool = False
+    reveals: bool = False
 
     def spec(self) -> VerbSpec:
         return VerbSpec(
-            name=self.name, arg_kinds=list(self.arg_kinds), description=self.description
+            name=self.name,
+            arg_kinds=list(self.arg_kinds),
+            description=self.description,
+            reads=self.reads,
+            moves=self.moves,
+            reverses=self.reverses,
+            irreversible=self.irreversible,
+            reveals=self.reveals,
         )
 
 
@@ -52,6 +65,8 @@ class WorldReply:
     done: bool
     won: bool = False
     lost: bool = False
+    place: str | None = None  # where the agent is, when the world says
+    world: str | None = None  # a digest of what the world shows (loop breaking)
 
 
 class CommandWorldExecutor(ABC):
@@ -150,17 +165,21 @@ class CommandWorldExecutor(ABC):
         verb = next(v for v in self.verbs if v.name == action.verb)
         command = verb.template.format(*action.args)
         self.commands.append(command)
+        before = self._last
         reply = self._send(command)
         self._last = reply
         self._remember()
         refused = self._refused(reply.text)
+        details: dict = {"command": command}
+        if reply.world is not None and before is not None and before.world is not None:
+            details["changed"] = reply.world != before.world
         return ActionResult(
             action=action,
             outcome=Outcome.FAILED if refused else Outcome.SUCCEEDED,
             message=reply.text.strip()[:500],
             observation=self._observation(reply),
             duration_s=time.perf_counter() - started,
-            details={"command": command},
+            details=details,
         )
 
     def emergency_stop(self) -> None:
@@ -220,6 +239,8 @@ class CommandWorldExecutor(ABC):
             done=reply.done,
             won=reply.won,
             lost=reply.lost,
+            place=reply.place,
+            world=reply.world,
         )
 
     @property

@@ -8,8 +8,10 @@ the wrong object). GC is ``max(score, 0) / 100``.
 from __future__ import annotations
 
 import logging
+import re
 
 from robomemory.core import TASK_COMPLETE, Action
+from robomemory.executors.base import world_digest
 from robomemory.executors.envs.command_world import (
     CommandWorldExecutor,
     Verb,
@@ -42,28 +44,51 @@ REFUSALS_START = ("No known action matches", "Unknown action", "Ambiguous reques
 REFUSALS_IN = ("is not moveable", "door is not open", "is already", "can't", "cannot")
 
 VERBS: tuple[Verb, ...] = (
-    Verb("navigate_to", ("place",), "go to {0}", "go to a room (its door must be open)"),
+    Verb(
+        "navigate_to", ("place",), "go to {0}", "go to a room (its door must be open)", moves=True
+    ),
     Verb("pick_up", ("object",), "pick up {0}", "take an object into the inventory"),
-    Verb("put_down_to", ("object", "receptacle"), "move {0} to {1}", "move an object into/onto"),
-    Verb("drop", ("object",), "put down {0}", "put a held object down here"),
-    Verb("open", ("object",), "open {0}"),
-    Verb("close", ("object",), "close {0}"),
+    Verb(
+        "put_down_to",
+        ("object", "receptacle"),
+        "move {0} to {1}",
+        "move an object into/onto",
+        reverses="pick_up",
+    ),
+    Verb("drop", ("object",), "put down {0}", "put a held object down here", reverses="pick_up"),
+    Verb("open", ("object",), "open {0}", reveals=True),
+    Verb("close", ("object",), "close {0}", reverses="open"),
     Verb("turn_on", ("object",), "activate {0}"),
-    Verb("turn_off", ("object",), "deactivate {0}"),
-    Verb("focus_on", ("object",), "focus on {0}", "commit to the task's object (wrong = fail)"),
-    Verb("look", (), "look around", "describe the current room"),
-    Verb("look_at", ("object",), "look at {0}"),
-    Verb("look_in", ("object",), "look in {0}"),
-    Verb("read", ("object",), "read {0}"),
+    Verb("turn_off", ("object",), "deactivate {0}", reverses="turn_on"),
+    Verb(
+        "focus_on",
+        ("object",),
+        "focus on {0}",
+        "commit to the task's object (wrong = fail)",
+        irreversible=True,
+    ),
+    Verb("look", (), "look around", "describe the current room", reads=True),
+    Verb("look_at", ("object",), "look at {0}", reads=True),
+    Verb("look_in", ("object",), "look in {0}", reads=True, reveals=True),
+    Verb("read", ("object",), "read {0}", reads=True),
     Verb("use", ("object", "object"), "use {0} on {1}", "use a tool on something"),
     Verb("pour", ("object", "receptacle"), "pour {0} in {1}"),
-    Verb("mix", ("object",), "mix {0}", "mix a container's contents"),
+    Verb("mix", ("object",), "mix {0}", "mix a container's contents", irreversible=True),
     Verb("connect", ("object", "object"), "connect {0} to {1}", "wire two terminals"),
-    Verb("eat", ("object",), "eat {0}"),
+    Verb("eat", ("object",), "eat {0}", irreversible=True),
     Verb("wait", (), "wait1", "let one time step pass"),
-    Verb("inventory", (), "inventory"),
+    Verb("inventory", (), "inventory", reads=True),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
 )
+
+
+_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+
+
+def room_of(look: str) -> str | None:
+    """The room a ScienceWorld "look around" answer names ("This room is called the kitchen.")."""
+    m = _ROOM.search(look)
+    return m.group(1) if m else None
 
 
 class ScienceWorldExecutor(CommandWorldExecutor):
@@ -96,7 +121,9 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         teleport = "easy" in simplifications or "teleportAction" in simplifications
         if not teleport:
             return VERBS
-        nav = Verb("navigate_to", ("place",), "teleport to {0}", "teleport to any known room")
+        nav = Verb(
+            "navigate_to", ("place",), "teleport to {0}", "teleport to any known room", moves=True
+        )
         return tuple(nav if v.name == "navigate_to" else v for v in VERBS)
 
     def _start(self) -> tuple[str, WorldReply]:
@@ -106,7 +133,13 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         task = self.env.get_task_description()
         look = str(info.get("look") or obs)
         inventory = str(info.get("inv") or "")
-        return task, WorldReply(text=f"{look}\n{inventory}".strip(), score=0.0, done=False)
+        return task, WorldReply(
+            text=f"{look}\n{inventory}".strip(),
+            score=0.0,
+            done=False,
+            place=room_of(look),
+            world=world_digest([look, inventory]),
+        )
 
     def _send(self, command: str) -> WorldReply:
         obs, _reward, done, info = self.env.step(command)
@@ -116,12 +149,15 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             log.info("scienceworld: ambiguous %r, choosing option 0", command)
             obs, _reward, done, info = self.env.step("0")
         score = float(info.get("score", 0) or 0)
+        look, inventory = str(info.get("look") or ""), str(info.get("inv") or "")
         return WorldReply(
             text=obs,
             score=score,
             done=bool(done),
             won=bool(done) and score >= self.max_score,
             lost=score < 0,
+            place=room_of(look),
+            world=world_digest([look, inventory]) if look else None,
         )
 
     def _visible(self) -> dict[str, list[str]]:

@@ -29,7 +29,7 @@ from robomemory.core import (
     Outcome,
     Route,
 )
-from robomemory.executors.base import join_names, rejected
+from robomemory.executors.base import join_names, rejected, world_digest
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
     bundled_game,
@@ -404,6 +404,7 @@ class TextWorldExecutor:
             won=bool(state.won),
             lost=bool(state.lost),
             place=self._room or None,
+            world=world_digest(str(f) for f in state.facts),
             holding=sorted(held),
             names=names,
         )

@@ -1,28 +1,45 @@
-"""The action API a TextWorld game publishes: paper Table 4 verbs plus what the games need."""
+"""The action API a TextWorld game publishes: paper Table 4 verbs plus what the games need,
+each with what it means to the grounding (reads, moves, reverses, irreversible, reveals)."""
 
 from __future__ import annotations
 
 from robomemory.core import TASK_COMPLETE, VerbSpec
 
 BASE_VERBS = [
-    VerbSpec(name="navigate_to", arg_kinds=["place"], description="walk to a known room"),
-    VerbSpec(name="go", arg_kinds=["direction"], description="move one room that way (explore)"),
+    VerbSpec(
+        name="navigate_to", arg_kinds=["place"], description="walk to a known room", moves=True
+    ),
+    VerbSpec(
+        name="go",
+        arg_kinds=["direction"],
+        description="move one room that way (explore)",
+        moves=True,
+    ),
     VerbSpec(
         name="pick_up",
         arg_kinds=["object"],
         description="take an object (ingredients must be held)",
     ),
     VerbSpec(
-        name="put_down_to", arg_kinds=["object", "receptacle"], description="put a held object"
+        name="put_down_to",
+        arg_kinds=["object", "receptacle"],
+        description="put a held object",
+        reverses="pick_up",
     ),
-    VerbSpec(name="drop", arg_kinds=["object"], description="drop a held object here"),
-    VerbSpec(name="open", arg_kinds=["object"], description="open a container or door"),
-    VerbSpec(name="close", arg_kinds=["object"], description="close a container or door"),
+    VerbSpec(
+        name="drop", arg_kinds=["object"], description="drop a held object here", reverses="pick_up"
+    ),
+    VerbSpec(
+        name="open", arg_kinds=["object"], description="open a container or door", reveals=True
+    ),
+    VerbSpec(
+        name="close", arg_kinds=["object"], description="close a container or door", reverses="open"
+    ),
     VerbSpec(name="turn_on", arg_kinds=["object"]),
-    VerbSpec(name="turn_off", arg_kinds=["object"]),
-    VerbSpec(name="examine", arg_kinds=["object"], description="read or inspect"),
-    VerbSpec(name="look", description="describe the room"),
-    VerbSpec(name="inventory", description="list what you carry"),
+    VerbSpec(name="turn_off", arg_kinds=["object"], reverses="turn_on"),
+    VerbSpec(name="examine", arg_kinds=["object"], description="read or inspect", reads=True),
+    VerbSpec(name="look", description="describe the room", reads=True),
+    VerbSpec(name="inventory", description="list what you carry", reads=True),
     VerbSpec(name=TASK_COMPLETE, description="declare the task done (ends the episode)"),
 ]
 KEY_VERBS = [VerbSpec(name="unlock", arg_kinds=["object", "object"], description="(door, key)")]
@@ -34,16 +51,19 @@ COOKING_VERBS = [
     VerbSpec(
         name="slice",
         arg_kinds=["object"],
+        irreversible=True,
         description="cut into slices, only if the recipe says slice; needs a held knife",
     ),
     VerbSpec(
         name="dice",
         arg_kinds=["object"],
+        irreversible=True,
         description="cut into cubes, only if the recipe says dice; needs a held knife",
     ),
     VerbSpec(
         name="chop",
         arg_kinds=["object"],
+        irreversible=True,
         description="cut into pieces, only if the recipe says chop; needs a held knife",
     ),
     VerbSpec(
@@ -52,12 +72,18 @@ COOKING_VERBS = [
         description="cook a held ingredient as the recipe says: fry = stove, roast = oven, "
         "grill = BBQ",
         aliases=["fry", "roast", "grill"],
+        irreversible=True,
     ),
-    VerbSpec(name="prepare_meal", description="make the meal from the held recipe ingredients"),
+    VerbSpec(
+        name="prepare_meal",
+        description="make the meal from the held recipe ingredients",
+        irreversible=True,
+    ),
     VerbSpec(
         name="eat",
         arg_kinds=["object"],
         description="eat food (a cooking task ends by eating the prepared meal)",
         aliases=["enjoy"],
+        irreversible=True,
     ),
 ]

@@ -23,45 +23,67 @@ DIRECTIONS = ("north", "south", "east", "west")
 REFUSALS_START = ("Unknown action", "You can't", "That is already", "That is not")
 
 VERBS: tuple[Verb, ...] = (
-    Verb("go", ("direction",), "move {0}", "go through an exit (north/south/east/west)"),
+    Verb(
+        "go", ("direction",), "move {0}", "go through an exit (north/south/east/west)", moves=True
+    ),
     Verb("pick_up", ("object",), "take {0}"),
-    Verb("put_down_to", ("object", "receptacle"), "put {0} in {1}", "put a held object in/on"),
-    Verb("drop", ("object",), "drop {0}"),
-    Verb("open", ("object",), "open {0}", "open a container or 'door to <direction>'"),
-    Verb("close", ("object",), "close {0}"),
+    Verb(
+        "put_down_to",
+        ("object", "receptacle"),
+        "put {0} in {1}",
+        "put a held object in/on",
+        reverses="pick_up",
+    ),
+    Verb("drop", ("object",), "drop {0}", reverses="pick_up"),
+    Verb(
+        "open", ("object",), "open {0}", "open a container or 'door to <direction>'", reveals=True
+    ),
+    Verb("close", ("object",), "close {0}", reverses="open"),
     Verb(
         "slice",
         ("object",),
         "slice {0}",
         "cut into slices, only if the recipe says slice; needs a knife",
+        irreversible=True,
     ),
     Verb(
         "chop",
         ("object",),
         "chop {0}",
         "cut into pieces, only if the recipe says chop; needs a knife",
+        irreversible=True,
     ),
     Verb(
         "dice",
         ("object",),
         "dice {0}",
         "cut into cubes, only if the recipe says dice; needs a knife",
+        irreversible=True,
     ),
     Verb(
         "cook",
         ("object", "appliance"),
         "cook {0} in {1}",
         "as the recipe says: oven roasts, stove fries",
+        irreversible=True,
     ),
-    Verb("read", ("object",), "read {0}"),
-    Verb("examine", ("object",), "examine {0}"),
-    Verb("look", (), "look around", "describe the current room"),
-    Verb("inventory", (), "inventory"),
+    Verb("read", ("object",), "read {0}", reads=True),
+    Verb("examine", ("object",), "examine {0}", reads=True),
+    Verb("look", (), "look around", "describe the current room", reads=True),
+    Verb("inventory", (), "inventory", reads=True),
     Verb(
-        "prepare_meal", (), "prepare meal", "make the meal from the prepared ingredients (kitchen)"
+        "prepare_meal",
+        (),
+        "prepare meal",
+        "make the meal from the prepared ingredients (kitchen)",
+        irreversible=True,
     ),
     Verb(
-        "eat", ("object",), "eat {0}", "eat food (a cooking task ends by eating the prepared meal)"
+        "eat",
+        ("object",),
+        "eat {0}",
+        "eat food (a cooking task ends by eating the prepared meal)",
+        irreversible=True,
     ),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
 )

@@ -1,0 +1,73 @@
+"""Grounding the planner's choices in what the world affords now (pure functions).
+
+The executor publishes the concrete actions valid now (``ActionSpace.candidates``) and what
+its verbs mean (``VerbSpec``: reads, moves, reverses, irreversible, reveals). Before they
+reach a prompt, actions the episode has shown useless here are set aside (:mod:`.spent`),
+and those that would loop (:mod:`.loops`) or repeat an irreversible act; the rest are ranked
+against what was read (:mod:`.instructions`, :mod:`.states`, :mod:`.ranking`), with the
+search for a thing not seen yet first (:mod:`.frontier`). The model still chooses. This
+package imports only from ``core`` and ``episode``: no world's words live here.
+"""
+
+from robomemory.grounding.frontier import exploration, hops, revealed_things
+from robomemory.grounding.instructions import (
+    INSTRUCTION_WORDS,
+    Instruction,
+    instructions,
+    left_to_do,
+    unseen_things,
+)
+from robomemory.grounding.loops import (
+    extend_path,
+    loop_actions,
+    path_of,
+    visited_places,
+)
+from robomemory.grounding.meanings import Meanings, meanings
+from robomemory.grounding.notes import is_note, notes_of, update_done, update_notes
+from robomemory.grounding.ranking import (
+    by_relevance,
+    cut_per_verb,
+    helped_now,
+    irreversible_repeats,
+    offered_candidates,
+    unasked_irreversible,
+)
+from robomemory.grounding.spent import FAILED, LOOK, fresh_candidates, spent_actions
+from robomemory.grounding.states import result_forms, update_states, verb_results
+from robomemory.grounding.text import named_by
+
+__all__ = [
+    "FAILED",
+    "INSTRUCTION_WORDS",
+    "LOOK",
+    "Instruction",
+    "Meanings",
+    "by_relevance",
+    "cut_per_verb",
+    "exploration",
+    "extend_path",
+    "fresh_candidates",
+    "helped_now",
+    "hops",
+    "instructions",
+    "irreversible_repeats",
+    "is_note",
+    "left_to_do",
+    "loop_actions",
+    "meanings",
+    "named_by",
+    "notes_of",
+    "offered_candidates",
+    "path_of",
+    "result_forms",
+    "revealed_things",
+    "spent_actions",
+    "unasked_irreversible",
+    "unseen_things",
+    "update_done",
+    "update_notes",
+    "update_states",
+    "verb_results",
+    "visited_places",
+]

@@ -1,0 +1,71 @@
+"""Search from the map: while what is left to do names a thing the world has not shown, the
+actions that look where it may be come first, nearest first: revealing what is inside a thing
+here, an exit not taken, a place not visited (by hops over the known routes)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Sequence
+
+from robomemory.core import Action, Route, VerbSpec
+from robomemory.grounding.meanings import meanings
+
+_FAR = 1 << 20  # a place no known route reaches
+
+
+def hops(routes: Sequence[Route], here: str | None) -> dict[str, int]:
+    """Moves from ``here`` to each place the routes reach (both ways: a way walked can be
+    walked back)."""
+    links: dict[str, set[str]] = {}
+    for r in routes:
+        links.setdefault(r.src, set()).add(r.dst)
+        links.setdefault(r.dst, set()).add(r.src)
+    if here is None:
+        return {}
+    out = {here: 0}
+    todo = deque([here])
+    while todo:
+        at = todo.popleft()
+        for nb in sorted(links.get(at, ())):
+            if nb not in out:
+                out[nb] = out[at] + 1
+                todo.append(nb)
+    return out
+
+
+def exploration(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    *,
+    here: str | None,
+    visited: Collection[str],
+    revealed: Collection[str] = (),
+    routes: Sequence[Route] = (),
+) -> list[Action]:
+    """The candidates that search, nearest first: a reveal (``VerbSpec.reveals``: open, look
+    in) of a thing not yet revealed (``revealed``) here; a move (``VerbSpec.moves``) to a
+    place not ``visited``, one not named as a place (an exit: ``go(north)``) one hop away, a
+    named one by its hops over ``routes`` (unknown: last). The world's order breaks ties."""
+    meaning = meanings(verbs)
+    places = {p for r in routes for p in (r.src, r.dst)} | set(visited)
+    distance = hops(routes, here)
+    ranked: list[tuple[int, int, Action]] = []
+    for i, action in enumerate(candidates):
+        target = action.args[0] if action.args else None
+        if action.verb in meaning.reveals and target is not None and target not in revealed:
+            ranked.append((0, i, action))
+        elif action.verb in meaning.moves and target is not None and target not in visited:
+            ranked.append((distance.get(target, _FAR) if target in places else 1, i, action))
+    return [a for _, _, a in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def revealed_things(actions: Sequence[str], verbs: Sequence[VerbSpec]) -> set[str]:
+    """The things a reveal of ``actions`` (texts ``verb(args)``) acted on."""
+    reveals = meanings(verbs).reveals
+    out: set[str] = set()
+    for text in actions:
+        verb, _, rest = text.partition("(")
+        thing = rest.rstrip(")").split(",")[0].strip()
+        if verb in reveals and thing:
+            out.add(thing)
+    return out

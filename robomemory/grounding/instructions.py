@@ -1,0 +1,149 @@
+"""Instructions a text gives in the words of the action API, and which are left to do."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from robomemory.core import VerbSpec
+from robomemory.grounding.states import result_forms
+from robomemory.grounding.text import FILLER, WORD, parsed, word_list, words
+
+INSTRUCTION_WORDS = 4  # words after a verb that may name what it acts on
+# "make a new box" asks for a new thing, not for an act on the box that is known.
+_INDEFINITE = frozenset({"a", "an", "some", "another"})
+
+
+class Instruction(NamedTuple):
+    """One instruction a text gives: the API verb, the thing it names (None for a verb that
+    takes no argument) and the words as written (``"open the red box"``)."""
+
+    verb: str
+    thing: str | None
+    phrase: str
+
+
+def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, int, VerbSpec]]:
+    """(start, length, verb) of each place ``content`` names a verb by its name or alias."""
+    out: list[tuple[int, int, VerbSpec]] = []
+    for verb in verbs:
+        for form in [verb.name, *verb.aliases]:
+            seq = word_list(form)
+            n = len(seq)
+            at = range(len(content) - n + 1) if n else range(0)
+            out += [(i, n, verb) for i in at if content[i : i + n] == seq]
+    return sorted(out, key=lambda m: m[0])
+
+
+def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[Instruction]:
+    """The instructions ``text`` gives, in its order: each place it names a verb of the API
+    (by its name's words or an alias), with the known name (``names``) that follows it within
+    INSTRUCTION_WORDS words and before the next verb. A verb that takes arguments but names no
+    known thing is no instruction ("You open the copy of ..." is not one)."""
+    raw = WORD.findall(text.lower())
+    at = [i for i, w in enumerate(raw) if w not in FILLER]  # content word -> raw index
+    content = [raw[i] for i in at]
+    mentions = _mentions(content, verbs)
+    known = sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
+    out: list[Instruction] = []
+    for k, (start, n, verb) in enumerate(mentions):
+        if not verb.arg_kinds:
+            written = " ".join(raw[at[start] : at[start + n - 1] + 1])
+            out.append(Instruction(verb.name, None, written))
+            continue
+        stop = min(
+            mentions[k + 1][0] if k + 1 < len(mentions) else len(content),
+            start + n + INSTRUCTION_WORDS,
+        )
+        found = _first_name(content, start + n, stop, known)
+        if found is None:
+            continue
+        end, name = found
+        written = raw[at[start] : at[end - 1] + 1]
+        if _INDEFINITE.isdisjoint(raw[at[start + n - 1] + 1 : at[end - len(word_list(name))]]):
+            out.append(Instruction(verb.name, name, " ".join(written)))
+    return out
+
+
+def _first_name(
+    content: list[str], start: int, stop: int, known: list[tuple[list[str], str]]
+) -> tuple[int, str] | None:
+    """(end, name) of the first known name (the longest at a place) in content[start:stop]."""
+    for i in range(start, stop):
+        for seq, name in known:
+            if i + len(seq) <= stop and content[i : i + len(seq)] == seq:
+                return i + len(seq), name
+    return None
+
+
+_CLAUSE = re.compile(r"[.,;:!?\n]+")
+# Words that point at a thing without naming it.
+_POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "your", "my"})
+
+
+def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
+    """What the instructions of ``text`` act on that no known name (``names``) is yet, in its
+    order: an instruction is an imperative (its verb begins a clause, or follows the previous
+    instruction's words), and its thing is the words after the verb, up to the next verb or
+    INSTRUCTION_WORDS words ("open the copy of ..." mid-sentence is none). A known name that
+    has the thing's words finds it ("apple" is found by "red apple")."""
+    known = [words(n) for n in names if words(n)]
+    out: list[str] = []
+    for clause in _CLAUSE.split(text.lower()):
+        content = word_list(clause)
+        mentions = _mentions(content, verbs)
+        expected = 0  # where an imperative may begin
+        for k, (start, n, verb) in enumerate(mentions):
+            if start != expected:
+                break
+            stop = mentions[k + 1][0] if k + 1 < len(mentions) else len(content)
+            expected = stop
+            thing = [
+                w
+                for w in content[start + n : min(stop, start + n + INSTRUCTION_WORDS)]
+                if w not in _POINTERS
+            ]
+            if not verb.arg_kinds or not thing or set(thing) & _INDEFINITE:
+                continue
+            phrase = " ".join(thing)
+            if not any(set(thing) <= k for k in known) and phrase not in out:
+                out.append(phrase)
+    return out
+
+
+def left_to_do(
+    notes: Sequence[str],
+    done: Sequence[str],
+    verbs: Sequence[VerbSpec],
+    names: Collection[str],
+    *,
+    task: str = "",
+    offered: Collection[str] = (),
+    states: Mapping[str, str] | None = None,
+) -> list[str]:
+    """What the notes, then the task, instruct that is not done yet, as written, in their
+    order. The task frames what is read ("Read the manual ... Once done, close the box"):
+    its instructions are listed once the world offers an action on their thing (``offered``:
+    the names the actions possible now act on).
+    An instruction is done when a done action has its verb and its thing, or when the world's
+    words show its result (``states``: a box shown "opened" is done with "open the box").
+    The instructions of a text are written in the order they are done, so those before the
+    last one a done action did are over too (done another way, or not needed). A result the
+    world shows ends only its own instruction."""
+    did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
+    shown = states or {}
+
+    def shows(ins: Instruction) -> bool:
+        state = shown.get(ins.thing, "").split() if ins.thing else []
+        return not result_forms(ins.phrase.split()[0]).isdisjoint(state)
+
+    out: list[str] = []
+    texts = [(n.split(": ", 1)[-1], names) for n in notes] + [(task, offered)]
+    for text, known in texts:
+        given = instructions(text, verbs, known)
+        over = [i for i, ins in enumerate(given) if (ins.verb, ins.thing) in did]
+        for ins in given[over[-1] + 1 if over else 0 :]:
+            if (ins.verb, ins.thing) not in did and not shows(ins) and ins.phrase not in out:
+                out.append(ins.phrase)
+    return out

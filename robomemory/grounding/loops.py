@@ -1,0 +1,76 @@
+"""Loop breaking from the world's state: an action known to bring the world back to a state
+it was in this task, or to close an A-B-A-B cycle, is set aside until the world changes.
+
+A task's path is its start and, per step, the action, what the world showed after it
+(``episode.world_of``: the executor's digest of its state, else place and holdings; None when
+the world tells neither) and where the robot was then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from robomemory.episode import TrajectoryStep
+
+# (action, world after it, place after it); the first entry is ("", start world, start place)
+PathStep = tuple[str, str | None, str | None]
+MAX_PATH = 400  # steps a task's path keeps (a task is shorter)
+
+
+def path_of(
+    start: str | None, place: str | None, trajectory: Sequence[TrajectoryStep], now: str | None
+) -> list[PathStep]:
+    """The path of a whole trajectory (the baselines keep it all); ``now`` is the place the
+    robot is in after it (a step records where it was when it acted)."""
+    places = [t.get("place") for t in trajectory[1:]] + [now]
+    out: list[PathStep] = [("", start, place)]
+    for t, p in zip(trajectory, places, strict=False):
+        out.append((str(t["action"]), t.get("world") or out[-1][1], p))
+    return out
+
+
+def extend_path(
+    path: Sequence[Sequence], action: str, world: str | None, place: str | None
+) -> list[list]:
+    """``path`` after one more step (as the graph's state holds it: lists), bounded; a step
+    that shows no world (a rejected action) left it as it was."""
+    world = world or (path[-1][1] if path else None)
+    return [*map(list, path), [action, world, place]][-MAX_PATH:]
+
+
+def visited_places(path: Sequence[Sequence]) -> list[str]:
+    """The places the robot has been in this task, first visit first."""
+    return list(dict.fromkeys(str(s[2]) for s in path if len(s) > 2 and s[2]))
+
+
+def loop_actions(path: Sequence[Sequence]) -> list[str]:
+    """Actions that would loop now, oldest first.
+
+    With the world's state known: an action taken before in the state the world is in now
+    that changed it into a state seen earlier in the task (put back what was taken, walked
+    back to where it came from) — doing it again goes round the same loop. The world's state
+    is the key, so once it changes (a new thing held, a thing cut), nothing is set aside.
+    Without it: after A, B, A the action B (it would close an A-B-A-B cycle)."""
+    steps = [(str(s[0]), s[1]) for s in path]
+    now = steps[-1][1] if steps else None
+    out: list[str] = []
+    if now is not None:
+        seen: set[str] = set()
+        for i, (action, world) in enumerate(steps):
+            before = steps[i - 1][1] if i else None
+            if (
+                i
+                and before == now
+                and world is not None
+                and world != before
+                and world in seen
+                and action not in out
+            ):
+                out.append(action)
+            if world is not None:
+                seen.add(world)
+        return out
+    acts = [a for a, _ in steps[1:]]
+    if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2]:
+        out.append(acts[-2])
+    return out

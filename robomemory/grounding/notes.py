@@ -1,0 +1,56 @@
+"""What the episode read that the task depends on (notes) and what it did (done actions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from robomemory.core import VerbSpec
+from robomemory.episode import TrajectoryStep
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.text import WORD
+
+NOTE_MIN_LINES = 4  # a read answered by a document (instructions, a manual), not a sentence
+NOTE_MAX_CHARS = 400
+MAX_NOTES = 2
+
+
+def is_note(item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()) -> bool:
+    """Whether a step read (``VerbSpec.reads``) something the task may depend on: a thing the
+    task names, or a document (an answer of several lines: instructions, a manual)."""
+    verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
+    if verb not in meanings(verbs).reads or item["outcome"] != "succeeded":
+        return False
+    lines = [line for line in str(item.get("message") or "").splitlines() if line.strip()]
+    task_words = set(WORD.findall(task.lower()))
+    named = any(set(WORD.findall(a.lower())) & task_words for a in item.get("args") or [])
+    return named or len(lines) >= NOTE_MIN_LINES
+
+
+def update_notes(
+    notes: Sequence[str], item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()
+) -> list[str]:
+    """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
+    (whitespace collapsed) while the episode lasts."""
+    if not is_note(item, task, verbs):
+        return list(notes)
+    head = f"{item['action']}: "
+    text = head + " ".join(str(item.get("message") or "").split())[:NOTE_MAX_CHARS]
+    kept = [n for n in notes if not n.startswith(head)]
+    return [*kept, text][-MAX_NOTES:]
+
+
+def notes_of(
+    trajectory: Sequence[TrajectoryStep], task: str = "", verbs: Sequence[VerbSpec] = ()
+) -> list[str]:
+    """The notes an episode's steps leave (see :func:`update_notes`)."""
+    notes: list[str] = []
+    for item in trajectory:
+        notes = update_notes(notes, item, task, verbs)
+    return notes
+
+
+def update_done(done: Sequence[str], item: TrajectoryStep, limit: int = 20) -> list[str]:
+    """Actions that changed the world so far (what is done), newest ``limit`` kept."""
+    if str(item["outcome"]) != "succeeded" or not item.get("changed"):
+        return list(done)
+    return [*[d for d in done if d != item["action"]], str(item["action"])][-limit:]

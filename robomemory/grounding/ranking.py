@@ -1,0 +1,220 @@
+"""Which of the world's candidate actions a prompt offers, in what order (pure functions).
+
+A small model reads a list top-down and favours its head: what the notes name comes first,
+what would undo what is done or repeat an irreversible act comes last or not at all, and
+while what is left to do names a thing not seen yet, the search for it leads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
+from robomemory.episode import TrajectoryStep
+from robomemory.grounding.frontier import exploration, revealed_things
+from robomemory.grounding.instructions import instructions, unseen_things
+from robomemory.grounding.loops import loop_actions, visited_places
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.spent import fresh_candidates
+from robomemory.grounding.states import shows
+from robomemory.grounding.text import named_by, parsed, word_list, words
+
+_NOT_NAMED = 1 << 30
+
+
+def by_relevance(
+    candidates: Sequence[Action],
+    goal_texts: Sequence[str],
+    done: Sequence[str] = (),
+    verbs: Sequence[VerbSpec] = (),
+    avoid: Collection[str] = (),
+    prefer: Collection[str] = (),
+) -> list[Action]:
+    """Candidates ordered for a small model, which reads a list top-down and favours its head.
+
+    Actions that would undo what is done (``done``: actions that changed the world; the undo
+    is ``VerbSpec.reverses``) and actions to ``avoid`` (lessons say they hurt, an irreversible
+    act the instructions do not ask for) go last; before them, candidates the goal texts name,
+    text by text from the most pressing (the newest note read, then the task) — a named verb
+    first, the first named first (instructions are written in the order they are done), then
+    named arguments; the world's order breaks ties. Ahead of both: when a text names a verb
+    the world does not offer now, acting on what that verb's description says it needs
+    ("cut: needs a held knife" -> ``pick_up(knife)``). Actions to ``prefer`` (lessons say they
+    helped) break the ties that are left, each one itself (not its verb).
+    """
+    offered = {a.verb for a in candidates}
+    meaning = meanings(verbs)
+    described = {v.name: v.description for v in verbs}
+    goals = [words(text) for text in goal_texts]
+    texts = [word_list(text) for text in goal_texts]
+    needs = [_needs(goal, described, offered) for goal in goals]
+    done_words = [words(d) for d in done]
+
+    def key(action: Action) -> tuple[int, ...]:
+        verb = word_list(action.verb)
+        args = words(" ".join(action.args))
+        acting = action.verb not in meaning.informs
+        hits: list[int] = []
+        for goal, need, text in zip(goals, needs, texts, strict=True):
+            hits += [-len(args & need) if acting else 0, _named_at(verb, text), -len(args & goal)]
+        last = _undoes(action, meaning.reverses, done_words) or str(action) in avoided
+        return (int(last), *hits, int(str(action) not in preferred))
+
+    avoided, preferred = set(avoid), set(prefer)
+    return sorted(candidates, key=key)
+
+
+def _named_at(verb: list[str], text: list[str]) -> int:
+    """Where ``text`` first names ``verb``: its words one after another ("prepare meal" names
+    prepare_meal; "prepare this tasty meal" does not)."""
+    n = len(verb)
+    for i in range(len(text) - n + 1) if n else ():
+        if text[i : i + n] == verb:
+            return i
+    return _NOT_NAMED
+
+
+def _needs(goal: set[str], described: Mapping[str, str], offered: set[str]) -> set[str]:
+    """Words of the descriptions of the verbs ``goal`` names that are not offered now."""
+    named = [v for v in described if v not in offered and words(v) and words(v) <= goal]
+    return set().union(*(words(described[v]) - words(v) for v in named))
+
+
+def _undoes(action: Action, reverses: Mapping[str, str], done_words: list[set[str]]) -> bool:
+    """Whether ``action`` reverses a done action: its verb undoes another
+    (``VerbSpec.reverses``: putting down what was taken, closing what was opened) and its
+    thing is one a done action acted on or made."""
+    if action.verb not in reverses or not action.args:
+        return False
+    thing = words(action.args[0])
+    return any(thing and thing <= w for w in done_words)
+
+
+def irreversible_repeats(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    done: Sequence[str],
+    states: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Candidates that would repeat an irreversible act (``VerbSpec.irreversible``) on the
+    same thing: done before (``done``), or its result shown by the world's words
+    (``states``: a thing shown cooked is not cooked again)."""
+    specs = {v.name: v for v in verbs if v.irreversible}
+    did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
+    out: list[str] = []
+    for a in candidates:
+        thing = a.args[0] if a.args else None
+        spec = specs.get(a.verb)
+        if spec is not None and thing is not None:
+            if (a.verb, thing) in did or shows(states or {}, spec, thing):
+                out.append(str(a))
+    return out
+
+
+def unasked_irreversible(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
+) -> list[str]:
+    """Irreversible candidates on a thing the instructions of ``texts`` act on with another
+    verb ("cut the red box" asked: another irreversible act on the red box is not)."""
+    irreversible = meanings(verbs).irreversible
+    names = [a.args[0] for a in candidates if a.args]
+    asked: dict[str, set[str]] = {}
+    for text in texts:
+        for ins in instructions(text, verbs, names):
+            if ins.thing is not None:
+                asked.setdefault(ins.thing, set()).add(ins.verb)
+    return [
+        str(a)
+        for a in candidates
+        if a.verb in irreversible and a.args and a.verb not in asked.get(a.args[0], {a.verb})
+    ]
+
+
+def offered_candidates(
+    candidates: Sequence[Action],
+    trajectory: Sequence[TrajectoryStep],
+    place: str | None,
+    *,
+    task: str = "",
+    notes: Sequence[str] = (),
+    done: Sequence[str] = (),
+    verbs: Sequence[VerbSpec] = (),
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    path: Sequence[Sequence] = (),
+    states: Mapping[str, str] | None = None,
+    routes: Sequence[Route] = (),
+    limit: int | None = None,
+) -> list[Action]:
+    """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that
+    would loop (:func:`loop_actions` over the task's ``path``) or repeat an irreversible act
+    (:func:`irreversible_repeats`), ranked by :func:`by_relevance` against the notes (newest
+    first); a read of a thing the task names and a way to a place it names first while nothing
+    is read yet. While the notes name a thing the world has not shown (:func:`unseen_things`;
+    the task frames what is read and names what is made), the search for it
+    (:func:`exploration` over ``routes``) leads.
+    ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the notes, what
+    helped before comes first among ties; what hurt is not offered. With ``limit``, cut to
+    that many by :func:`cut_per_verb`. The planner, the critic and the baselines all see this
+    list."""
+    meaning = meanings(verbs)
+    bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
+    aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, done, states)]
+    fresh = fresh_candidates(candidates, trajectory, place, verbs, aside)
+    helped, hurt = lessons
+    # An action a lesson says hurt is not offered: listed, even last, a small model copies it.
+    # One the lessons disagree on (helped once, hurt another time) is left where it is;
+    # finishing is always offered, and so is the rest when withholding would leave nothing.
+    withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
+    kept = [a for a in fresh if str(a) not in withheld]
+    if any(a.verb != TASK_COMPLETE for a in kept):
+        fresh = kept
+    unasked = unasked_irreversible(fresh, verbs, [*bodies, task])
+    ranked = by_relevance(
+        fresh, bodies, done, verbs, avoid=withheld | set(unasked), prefer=set(helped)
+    )
+    # The task may point at what to read and where; what to do with things comes from what
+    # was read, so until something is read the task promotes only a read and a way to a
+    # place it names.
+    reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
+    ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
+    promoted = reads[:1] + ways[:1] if not notes else []
+    names = [n for a in candidates for n in a.args]
+    if unseen_things(" . ".join(bodies), verbs, names):
+        actions = [str(s[0]) for s in path]
+        promoted = exploration(
+            ranked,
+            verbs,
+            here=place,
+            visited=visited_places(path),
+            revealed=revealed_things([*actions, *done], verbs),
+            routes=routes,
+        )
+    ordered = promoted + [a for a in ranked if a not in promoted]
+    return ordered if limit is None else cut_per_verb(ordered, limit)
+
+
+def cut_per_verb(ordered: Sequence[Action], limit: int) -> list[Action]:
+    """The ``limit`` best-ranked of ``ordered``, in their order, where each verb's best-ranked
+    action is kept whatever its rank: every kind of action (a move, a look, finishing) stays
+    visible while long lists (examine x 20) are cut from their tail."""
+    firsts: dict[str, int] = {}
+    for i, action in enumerate(ordered):
+        firsts.setdefault(action.verb, i)
+    reserved = set(firsts.values())
+    room = max(0, limit - len(reserved))
+    others = [i for i in range(len(ordered)) if i not in reserved][:room]
+    return [ordered[i] for i in sorted(reserved.union(others))]
+
+
+def helped_now(
+    helped: Sequence[str], candidates: Sequence[Action], done: Sequence[str]
+) -> list[str]:
+    """The actions recalled lessons say helped before that are offered now and not done in
+    this episode, in the lessons' order (finishing never: it is always offered)."""
+    offered = {str(a) for a in candidates}
+    out: list[str] = []
+    for action in helped:
+        if action in offered and action not in done and action not in out:
+            if not action.startswith(f"{TASK_COMPLETE}("):
+                out.append(action)
+    return out

@@ -1,0 +1,79 @@
+"""Actions the episode has shown useless here: set aside until the world changes."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from robomemory.core import TASK_COMPLETE, Action, VerbSpec
+from robomemory.episode import TrajectoryStep
+from robomemory.grounding.meanings import meanings
+
+FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
+LOOK = "look()"  # describes the place the robot is in
+
+
+def spent_actions(
+    trajectory: Sequence[TrajectoryStep], place: str | None, verbs: Sequence[VerbSpec] = ()
+) -> set[str]:
+    """Actions (as ``verb(args)`` text) not worth offering again now.
+
+    A step record has ``action``, ``verb``, ``outcome`` and optionally ``changed`` (did the
+    world's state change) and ``place`` (where the robot was). Rules:
+    - since the world last changed: failed actions, and actions that changed nothing here;
+    - over the whole episode: reads of a thing (``VerbSpec.reads``) that changed nothing here
+      (same answer);
+    - the action that made the last change, while the robot is where it made it;
+    - ``look()`` right after arriving: what the robot observed on arrival is the place.
+    Without ``changed`` a succeeded action counts as having changed the world.
+    """
+    reads = meanings(verbs).reads
+    last_change = max((i for i, t in enumerate(trajectory) if _changed(t)), default=-1)
+    spent: set[str] = set()
+    if last_change >= 0:
+        item = trajectory[last_change]
+        if str(item["outcome"]) not in FAILED and _here(item, place):
+            spent.add(str(item["action"]))
+    for i, item in enumerate(trajectory):
+        here = _here(item, place)
+        no_effect = not _changed(item) and str(item["outcome"]) not in FAILED
+        if i > last_change and (str(item["outcome"]) in FAILED or (no_effect and here)):
+            spent.add(str(item["action"]))
+        elif no_effect and here and _verb(item) in reads:
+            spent.add(str(item["action"]))
+    if trajectory and place is not None:
+        last = trajectory[-1]
+        if last.get("place") not in (None, place) and str(last["outcome"]) not in FAILED:
+            spent.add(LOOK)
+    return spent
+
+
+def _verb(item: TrajectoryStep) -> str:
+    return str(item.get("verb") or str(item["action"]).split("(", 1)[0])
+
+
+def _here(item: TrajectoryStep, place: str | None) -> bool:
+    """Whether the robot is still where the step happened (unknown places count as here)."""
+    return place is None or item.get("place") in (None, place)
+
+
+def _changed(item: TrajectoryStep) -> bool:
+    changed = item.get("changed")
+    if changed is None:
+        return str(item["outcome"]) not in FAILED
+    return bool(changed)
+
+
+def fresh_candidates(
+    candidates: Sequence[Action],
+    trajectory: Sequence[TrajectoryStep],
+    place: str | None,
+    verbs: Sequence[VerbSpec] = (),
+    set_aside: Collection[str] = (),
+) -> list[Action]:
+    """``candidates`` less the spent ones and those ``set_aside`` (loops, repeated irreversible
+    acts); all of them when nothing would be left but ``task_complete``."""
+    spent = spent_actions(trajectory, place, verbs) | set(set_aside)
+    fresh = [a for a in candidates if str(a) not in spent]
+    if all(a.verb == TASK_COMPLETE for a in fresh):
+        return list(candidates)
+    return fresh

@@ -1,0 +1,32 @@
+"""Words of texts and actions, as the grounding compares them."""
+
+from __future__ import annotations
+
+import re
+
+from robomemory.core import Action
+
+WORD = re.compile(r"[a-z]+")
+# Words too common to tie an action to a goal.
+FILLER = frozenset({"the", "a", "an", "to", "of", "in", "on", "up", "down", "with", "and"})
+
+
+def word_list(text: str) -> list[str]:
+    """The content words of ``text``, in order, lower-cased."""
+    return [w for w in WORD.findall(text.lower()) if w not in FILLER]
+
+
+def words(text: str) -> set[str]:
+    """The content words of ``text``, lower-cased."""
+    return set(WORD.findall(text.lower())) - FILLER
+
+
+def parsed(action: str) -> tuple[str, list[str]]:
+    """``("verb", [args])`` of an action's text ``verb(a, b)``."""
+    verb, _, rest = action.partition("(")
+    return verb, [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+
+
+def named_by(action: Action, text: str) -> bool:
+    """Whether ``text`` contains a word of the action's verb or arguments."""
+    return bool(words(" ".join([action.verb, *action.args])) & set(WORD.findall(text.lower())))

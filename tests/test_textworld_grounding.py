@@ -1,0 +1,442 @@
+"""Grounding on TextWorld's cooking games: its verbs' declared meanings drive the general
+rules; these fixtures encode the wins on easy kitchens (no model, no store, no game)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from robomemory.core import Action, ActionSpace, VerbSpec
+from robomemory.executors.candidates import rank_candidates
+from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS
+from robomemory.grounding import fresh_candidates, spent_actions
+from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
+
+TW = [*BASE_VERBS, *COOKING_VERBS]  # TextWorld's cooking API, each verb's meaning declared
+
+SPACE = ActionSpace(
+    verbs=[
+        VerbSpec(name="examine", arg_kinds=["object"]),
+        VerbSpec(name="pick_up", arg_kinds=["object"]),
+        VerbSpec(name="look"),
+        VerbSpec(name="task_complete"),
+    ],
+    targets={"object": ["milk", "cookbook", "fridge"]},
+)
+CANDIDATES = [
+    Action(verb="pick_up", args=["milk"]),
+    Action(verb="examine", args=["cookbook"]),
+    Action(verb="look"),
+    Action(verb="task_complete"),
+]
+
+
+def step(n, action, outcome="succeeded", changed=None, place="kitchen"):
+    verb = action.split("(", 1)[0]
+    return {
+        "step": n,
+        "action": action,
+        "verb": verb,
+        "outcome": outcome,
+        "changed": changed,
+        "place": place,
+    }
+
+
+def test_a_read_that_changed_nothing_is_not_offered_again_in_that_place():
+    trajectory = [step(1, "examine(cookbook)", changed=False)]
+    fresh = fresh_candidates(CANDIDATES, trajectory, "kitchen", TW)
+    assert "examine(cookbook)" not in map(str, fresh)
+    # even after the world changed: the cookbook says the same thing
+    trajectory.append(step(2, "pick_up(milk)", changed=True))
+    assert "examine(cookbook)" in spent_actions(trajectory, "kitchen", TW)
+    # elsewhere it is a different read
+    assert "examine(cookbook)" not in spent_actions(trajectory, "pantry", TW)
+
+
+def test_a_failed_action_comes_back_once_the_world_changed():
+    trajectory = [step(1, "pick_up(milk)", outcome="failed", changed=False)]
+    assert "pick_up(milk)" not in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen", TW))
+    trajectory.append(step(2, "look()", changed=True))
+    assert "pick_up(milk)" in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen", TW))
+
+
+def test_a_no_effect_action_is_spent_until_the_world_changes():
+    trajectory = [step(1, "look()", changed=False)]
+    assert "look()" in spent_actions(trajectory, "kitchen", TW)
+    trajectory.append(step(2, "pick_up(milk)", changed=True))
+    assert "look()" not in spent_actions(trajectory, "kitchen", TW)
+
+
+def test_worlds_that_do_not_say_what_changed_count_success_as_change():
+    trajectory = [step(1, "look()", changed=None), step(2, "pick_up(milk)", "failed")]
+    spent = spent_actions(trajectory, "kitchen", TW)
+    assert spent == {"look()", "pick_up(milk)"}  # look() counts as the last change here
+    trajectory.append(step(3, "examine(milk)", changed=None))
+    assert spent_actions(trajectory, "kitchen", TW) == {"examine(milk)"}
+
+
+def test_never_left_with_task_complete_alone():
+    trajectory = [
+        step(1, "pick_up(milk)", "failed"),
+        step(2, "examine(cookbook)", changed=False),
+        step(3, "look()", changed=False),
+    ]
+    assert fresh_candidates(CANDIDATES, trajectory, "kitchen", TW) == CANDIDATES
+
+
+def test_ranking_puts_world_changing_actions_first_and_caps_per_verb():
+    actions = [Action(verb="examine", args=[f"x{i}"]) for i in range(20)]
+    actions += [Action(verb="task_complete"), Action(verb="pick_up", args=["milk"])] * 2
+    ranked = rank_candidates(actions, max_per_verb=5, limit=8)
+    assert [str(a) for a in ranked[:2]] == ["pick_up(milk)", "examine(x0)"]
+    assert len(ranked) == 7 and str(ranked[-1]) == "task_complete()"
+
+
+def test_plan_first_step_is_one_of_the_candidates_later_steps_over_known_names():
+    schema = make_plan_model(SPACE, 3, CANDIDATES)
+    plan = schema.model_validate(
+        {
+            "next": "pick_up(milk)",
+            "then": [{"action": "examine", "args": ["fridge"]}],
+        }
+    )
+    assert [str(a) for a in plan_actions(plan, CANDIDATES)] == ["pick_up(milk)", "examine(fridge)"]
+    with pytest.raises(ValidationError):  # not possible now
+        schema.model_validate({"next": "pick_up(fridge)", "then": []})
+    with pytest.raises(ValidationError):  # an unknown name later
+        schema.model_validate({"next": "look()", "then": [{"action": "pick_up", "args": ["x"]}]})
+    enum = schema.model_json_schema()["properties"]["next"]["enum"]
+    assert enum == [str(a) for a in CANDIDATES]
+
+
+def test_planner_prompt_lists_the_candidates_numbered_after_memory():
+    text = planner_user("Task: cook", CANDIDATES, None, "step 1: look() -> succeeded: ok")
+    assert text.startswith("Task: cook")
+    assert "Actions possible now:\n1. pick_up(milk)\n2. examine(cookbook)" in text
+    assert text.index("Actions possible now") < text.index("Last result:")
+
+
+def test_each_verb_is_described_once_where_the_model_reads_its_choices():
+    from robomemory.prompts.baselines import baseline_user
+
+    space = ActionSpace(
+        verbs=[
+            VerbSpec(name="pick_up", arg_kinds=["object"], description="take an object"),
+            VerbSpec(name="eat", arg_kinds=["object"], description="eat food"),
+            VerbSpec(name="look"),
+        ],
+        targets={"object": ["milk", "meal"]},
+    )
+    actions = [
+        Action(verb="pick_up", args=["milk"]),
+        Action(verb="eat", args=["meal"]),
+        Action(verb="pick_up", args=["meal"]),
+        Action(verb="look"),
+    ]
+    listed = "1. pick_up(milk): take an object\n2. eat(meal): eat food\n3. pick_up(meal)\n4. look()"
+    planner = planner_user("Task: eat", actions, None, None, None, space)
+    assert f"Actions possible now:\n{listed}\n" in planner
+    assert f"Actions possible now:\n{listed}\n" in baseline_user("eat", [], "", space, actions)
+    assert "1. pick_up(milk)\n2. eat(meal)\n" in planner_user("Task: eat", actions, None)
+
+
+def test_relevance_puts_what_the_newest_note_names_first():
+    from robomemory.grounding import by_relevance
+
+    candidates = [
+        Action(verb="close", args=["fridge"]),
+        Action(verb="pick_up", args=["cookbook"]),
+        Action(verb="pick_up", args=["milk"]),
+        Action(verb="prepare_meal"),
+        Action(verb="look"),
+    ]
+    recipe = "Ingredients: milk Directions: prepare meal"
+    task = "Check the cookbook in the kitchen for the recipe."
+    ranked = [str(a) for a in by_relevance(candidates, [recipe, task])]
+    assert ranked[:3] == ["prepare_meal()", "pick_up(milk)", "pick_up(cookbook)"]
+    assert [str(a) for a in by_relevance(candidates, [task])][0] == "pick_up(cookbook)"
+    assert ranked[3:] == ["close(fridge)", "look()"]  # the world's order for the rest
+
+
+def test_relevance_ranks_most_named_first_and_undoing_last():
+    from robomemory.grounding import by_relevance
+
+    held = [
+        Action(verb="put_down_to", args=["milk", "fridge"]),
+        Action(verb="drop", args=["milk"]),
+        Action(verb="close", args=["fridge"]),
+        Action(verb="eat", args=["milk"]),
+        Action(verb="prepare_meal"),
+        Action(verb="look"),
+    ]
+    recipe = "Ingredients: milk Directions: prepare meal"
+    done = ["pick_up(milk)", "open(fridge)"]
+    ranked = [str(a) for a in by_relevance(held, [recipe], done, TW)]
+    assert ranked[:2] == ["prepare_meal()", "eat(milk)"]
+    # giving back the ingredient or closing what was opened comes last
+    assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
+
+
+def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
+    from robomemory.grounding import by_relevance
+
+    held = [
+        Action(verb="cook", args=["chicken breast", "oven"]),
+        Action(verb="slice", args=["red onion"]),
+        Action(verb="dice", args=["red onion"]),
+        Action(verb="prepare_meal"),
+    ]
+    recipe = (
+        "Gather all following ingredients and follow the directions to prepare this tasty meal."
+        " Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
+    )
+    ranked = [str(a) for a in by_relevance(held, [recipe])]
+    assert ranked == [
+        "dice(red onion)",  # its verb is named first: directions are done in their order
+        "prepare_meal()",  # named after dicing
+        "cook(chicken breast, oven)",  # only its arguments are named
+        "slice(red onion)",
+    ]
+
+
+CUTTING = TW  # dice: "... needs a held knife"
+
+
+def test_what_a_named_verb_needs_comes_first_while_that_verb_is_not_offered():
+    from robomemory.grounding import by_relevance
+
+    recipe = "Ingredients: red onion Directions: dice the red onion prepare meal"
+    without_knife = [
+        Action(verb="prepare_meal"),
+        Action(verb="cook", args=["red onion", "oven"]),
+        Action(verb="examine", args=["knife"]),
+        Action(verb="pick_up", args=["knife"]),
+    ]
+    ranked = [str(a) for a in by_relevance(without_knife, [recipe], verbs=CUTTING)]
+    assert ranked[0] == "pick_up(knife)"  # dice is named, not offered, and needs a knife
+    assert ranked[-1] == "examine(knife)"  # a read is not what dicing needs
+    with_knife = [Action(verb="prepare_meal"), Action(verb="dice", args=["red onion"])]
+    ranked = [str(a) for a in by_relevance(with_knife, [recipe], verbs=CUTTING)]
+    assert ranked == ["dice(red onion)", "prepare_meal()"]  # offered: the recipe's order
+
+
+def test_the_last_change_is_not_offered_again_in_the_same_place():
+    cook = [step(1, "pick_up(milk)", changed=True), step(2, "cook(milk, oven)", changed=True)]
+    assert "cook(milk, oven)" in spent_actions(cook, "kitchen")  # a roasted meal would burn
+    assert "pick_up(milk)" not in spent_actions(cook, "kitchen")
+    moves = [step(1, "go(east)", changed=True, place="corridor")]
+    assert "go(east)" not in spent_actions(moves, "livingroom")  # moving on is another move
+    assert "go(east)" in spent_actions(moves, "corridor")
+
+
+def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
+    from robomemory.grounding import offered_candidates
+
+    names = [f"box{chr(97 + i)}" for i in range(26)]
+    many = [Action(verb="examine", args=[n]) for n in names]
+    many.append(Action(verb="task_complete"))
+    shown = offered_candidates(many, [], "kitchen", task="check boxq", verbs=TW, limit=10)
+    assert len(shown) == 10 and str(shown[-1]) == "task_complete()"
+    assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first
+
+
+def test_until_something_is_read_the_way_to_the_place_the_task_names_comes_first():
+    from robomemory.grounding import offered_candidates
+
+    task = "Check the cookbook in the kitchen for the recipe."
+    here = [
+        Action(verb="examine", args=["toilet"]),
+        Action(verb="go", args=["north"]),
+        Action(verb="navigate_to", args=["corridor"]),
+        Action(verb="navigate_to", args=["kitchen"]),
+        Action(verb="task_complete"),
+    ]
+    shown = [str(a) for a in offered_candidates(here, [], "bathroom", task=task, verbs=TW)]
+    assert shown[0] == "navigate_to(kitchen)"
+    there = [Action(verb="examine", args=["cookbook"]), *here[:3], Action(verb="task_complete")]
+    shown = [str(a) for a in offered_candidates(there, [], "kitchen", task=task, verbs=TW)]
+    assert shown[0] == "examine(cookbook)"  # a read the task names, first where it can be done
+    read = ["examine(cookbook): Recipe #1 Ingredients: milk Directions: prepare meal"]
+    after = [
+        str(a) for a in offered_candidates(here, [], "bathroom", task=task, notes=read, verbs=TW)
+    ]
+    assert after[0] != "navigate_to(kitchen)"  # once read, what was read leads
+
+
+def test_a_cut_list_keeps_every_kind_of_action_and_the_best_ranked():
+    from robomemory.grounding import cut_per_verb
+
+    ordered = [Action(verb="examine", args=[f"x{i}"]) for i in range(10)]
+    ordered += [Action(verb="go", args=["north"]), Action(verb="go", args=["south"])]
+    ordered += [Action(verb="look"), Action(verb="task_complete")]
+    shown = [str(a) for a in cut_per_verb(ordered, 6)]
+    # each verb's best (go north, look, task_complete), the rest from the top, order kept
+    assert shown == [
+        "examine(x0)",
+        "examine(x1)",
+        "examine(x2)",
+        "go(north)",
+        "look()",
+        "task_complete()",
+    ]
+    assert cut_per_verb(ordered, 50) == ordered
+
+
+def test_looking_around_is_not_offered_right_after_arriving():
+    moved = [step(1, "go(east)", changed=True, place="corridor")]
+    assert "look()" in spent_actions(moved, "kitchen")  # arriving showed the kitchen
+    stayed = [*moved, step(2, "pick_up(milk)", changed=True, place="kitchen")]
+    assert "look()" not in spent_actions(stayed, "kitchen")
+    failed = [step(1, "go(east)", "failed", place="corridor")]
+    assert "look()" not in spent_actions(failed, "corridor")
+
+
+COOK_VERBS = [
+    VerbSpec(name="open", arg_kinds=["object"]),
+    VerbSpec(name="examine", arg_kinds=["object"]),
+    VerbSpec(name="dice", arg_kinds=["object"]),
+    VerbSpec(name="cook", arg_kinds=["object", "appliance"], aliases=["fry", "roast"]),
+    VerbSpec(name="prepare_meal"),
+]
+RECIPE = (
+    'examine(cookbook): You open the copy of "Cooking: A Modern Approach" and start reading: '
+    "Gather all following ingredients and follow the directions to prepare this tasty meal. "
+    "Ingredients: red potato, yellow potato Directions: roast the red potato dice the yellow "
+    "potato fry the yellow potato prepare meal"
+)
+NAMES = ["red potato", "yellow potato", "potato", "cookbook", "oven"]
+
+
+def test_instructions_are_verbs_of_the_api_with_the_known_thing_they_name():
+    from robomemory.grounding import Instruction, instructions
+
+    found = instructions(RECIPE.split(": ", 1)[1], COOK_VERBS, NAMES)
+    assert found == [
+        Instruction("cook", "red potato", "roast the red potato"),
+        Instruction("dice", "yellow potato", "dice the yellow potato"),  # the longest name
+        Instruction("cook", "yellow potato", "fry the yellow potato"),
+        Instruction("prepare_meal", None, "prepare meal"),
+    ]  # "open the copy of" names nothing known; "prepare this tasty meal" is no verb
+    assert instructions("dice it, then open the box", COOK_VERBS, NAMES) == []
+
+
+def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
+    from robomemory.grounding import left_to_do
+
+    done = ["pick_up(red potato)", "cook(red potato, oven)", "dice(yellow potato)"]
+    assert left_to_do([RECIPE], done, COOK_VERBS, NAMES) == [
+        "fry the yellow potato",
+        "prepare meal",
+    ]
+    assert (
+        left_to_do(
+            [RECIPE], [*done, "cook(yellow potato, stove)", "prepare_meal()"], COOK_VERBS, NAMES
+        )
+        == []
+    )
+    assert left_to_do([], done, COOK_VERBS, NAMES) == []
+    # instructions are done in their order: what comes before a done one is over
+    assert left_to_do([RECIPE], ["prepare_meal()"], COOK_VERBS, NAMES) == []
+    assert left_to_do([RECIPE], ["dice(yellow potato)"], COOK_VERBS, NAMES) == [
+        "fry the yellow potato",
+        "prepare meal",
+    ]
+
+
+def test_an_instruction_acts_on_a_known_thing_it_does_not_ask_for_a_new_one():
+    from robomemory.grounding import Instruction, instructions
+
+    verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
+    task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
+    assert instructions(task, verbs, ["meal", "cookbook"]) == [
+        Instruction("eat", "meal", "enjoy your meal")
+    ]
+    assert instructions(task, verbs, ["cookbook"]) == []  # no meal yet: nothing to eat
+
+
+def test_result_forms_are_the_regular_past_participles():
+    from robomemory.grounding import result_forms
+
+    assert "fried" in result_forms("fry")
+    assert "diced" in result_forms("dice")
+    assert "chopped" in result_forms("chop")
+    assert "roasted" in result_forms("roast")
+    assert "grilled" in result_forms("grill")
+    assert "opened" in result_forms("open")
+    assert "fried" not in result_forms("roast")
+
+
+def test_the_world_s_words_before_a_known_name_are_its_state():
+    from robomemory.grounding import update_states
+
+    names = ["chicken wing", "chicken leg", "red onion", "onion", "fridge"]
+    text = "The fridge contains a fried chicken wing, a raw chicken leg and a diced red onion."
+    states = update_states({}, text, names, COOK_VERBS)
+    # "raw" is no result of an API verb; "diced" goes to the longest name, not to "onion"
+    assert states == {"chicken wing": "fried", "red onion": "diced"}
+    assert update_states(states, "You take the chicken wing.", names, COOK_VERBS) == states
+    roasted = update_states(states, "You roasted the onion. A roasted onion.", names, COOK_VERBS)
+    assert roasted == {**states, "onion": "roasted"}
+    both = update_states({}, "The fridge holds a diced roasted red onion.", names, COOK_VERBS)
+    assert both == {"red onion": "diced roasted"}
+
+
+def test_an_instruction_the_world_shows_done_is_not_left_nor_what_came_before_it():
+    from robomemory.grounding import left_to_do
+
+    states = {"yellow potato": "diced fried"}
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states=states) == [
+        "roast the red potato",
+        "prepare meal",
+    ]
+    # fried, the yellow potato may still need dicing: a shown result ends only its instruction
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"yellow potato": "fried"}) == [
+        "roast the red potato",
+        "dice the yellow potato",
+        "prepare meal",
+    ]
+    # a result of another verb does not do it
+    assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states={"red potato": "diced"}) == [
+        "roast the red potato",
+        "dice the yellow potato",
+        "fry the yellow potato",
+        "prepare meal",
+    ]
+
+
+def test_the_task_s_instructions_come_after_the_notes():
+    from robomemory.grounding import left_to_do
+
+    verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
+    task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
+    done = ["cook(red potato, oven)", "dice(yellow potato)", "cook(yellow potato, stove)"]
+    # the meal is a known name (the recipe names it), but nothing can act on it yet
+    assert left_to_do([RECIPE], done, verbs, [*NAMES, "meal"], task=task) == ["prepare meal"]
+    made = [*done, "prepare_meal()"]
+    now = ["meal", "oven"]  # the names the actions possible now act on
+    assert left_to_do([RECIPE], made, verbs, NAMES, task=task, offered=now) == ["enjoy your meal"]
+    assert left_to_do([RECIPE], [*made, "eat(meal)"], verbs, NAMES, task=task, offered=now) == []
+
+
+def test_the_planner_and_critic_read_what_is_left_last():
+    from robomemory.prompts.planner import critic_user
+
+    left = ["dice the red onion", "prepare meal"]
+    text = planner_user("Task: cook", CANDIDATES, None, "step 2: x", None, None, left)
+    assert text.endswith(
+        "Last result: step 2: x\n\n"
+        "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
+    )
+    helped = planner_user(
+        "Task: cook", CANDIDATES, None, "step 2: x", None, None, left, ["eat(meal)"]
+    )
+    assert helped.endswith(
+        "Last result: step 2: x\n\nHelped before, possible now: eat(meal)\n\n"
+        "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
+    )
+    assert "Left to do" not in planner_user("Task: cook", CANDIDATES, None, "step 2: x")
+    critic = critic_user(
+        "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left
+    )
+    assert "Left to do: dice the red onion, prepare meal" in critic
