@@ -144,6 +144,12 @@ def serve(context: AgentContext) -> None:
         _served = context
 
 
+def served() -> AgentContext | None:
+    """The operator's context installed with :func:`serve`, if any (Studio's store reads it)."""
+    with _served_lock:
+        return _served
+
+
 def live_context(context: object) -> AgentContext:
     """The complete context a node works with (see the module docstring); never builds one."""
     if isinstance(context, AgentContext) and not isinstance(context.config, dict):
