@@ -12,6 +12,8 @@ import logging
 import os
 import sys
 
+from robomemory import __version__
+
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
     "show": ("robomemory.commands.show", "look at a run step by step (console or HTML page)"),
@@ -41,6 +43,7 @@ def _load(module: str):
 def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
     parser = argparse.ArgumentParser(prog="robomemory", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     handlers: dict[str, object] = {}
     wanted = argv[0] if argv else None

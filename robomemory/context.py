@@ -83,10 +83,18 @@ class RunTuning(BaseModel):
 ALLOWED = ", ".join([*RunTuning.model_fields])
 
 
-class RunContext(BaseModel):
-    """The JSON a server passes as a run's context: ``{"config": {"max_steps": 5}}``."""
+def _flat_properties(schema: dict[str, Any]) -> None:
+    """List the tunings at the top level too: a server drops context keys its schema lacks."""
+    flat = RunTuning.model_json_schema()
+    schema.setdefault("$defs", {}).update(flat.get("$defs", {}))
+    schema["properties"] = {**flat["properties"], **schema.get("properties", {})}
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+
+class RunContext(BaseModel):
+    """The JSON a server passes as a run's context: ``{"config": {"max_steps": 5}}``, or the
+    same tunings flat (``{"max_steps": 5}``), as Studio's context form sends them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_flat_properties)
 
     config: RunTuning = RunTuning()
 
@@ -95,10 +103,20 @@ class RunContext(BaseModel):
     def _only_tuning(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             raise ValueError(f"a run's context must be an object, not {type(data).__name__}")
-        extra = sorted(set(data) - {"config"})
+        tunings = set(data) & set(RunTuning.model_fields)
+        # a form sends unset fields as null or []: those tune nothing
+        flat = {k: data[k] for k in tunings if data[k] not in (None, [], ())}
+        extra = sorted(set(data) - {"config"} - tunings)
         inner = data.get("config") or {}
         if isinstance(inner, dict):
             extra += [f"config.{k}" for k in sorted(set(inner) - set(RunTuning.model_fields))]
+            twice = sorted(k for k in flat if k in inner and inner[k] != flat[k])
+            if twice:
+                raise ValueError(
+                    f"a run's context sets {', '.join(twice)} both flat and under config "
+                    "with different values: give each once"
+                )
+            inner = {**inner, **flat}
             ablate = inner.get("ablate") or []
             if isinstance(ablate, list | tuple):
                 fixed = sorted({str(a) for a in ablate} - RUN_ABLATIONS)
@@ -109,7 +127,7 @@ class RunContext(BaseModel):
                 f"(ablate: {', '.join(sorted(RUN_ABLATIONS))}) "
                 "(models, keys, data folders and robots are the operator's configuration)"
             )
-        return data
+        return {"config": inner} if tunings else data
 
 
 _served: AgentContext | None = None
@@ -124,6 +142,12 @@ def serve(context: AgentContext) -> None:
         raise MissingClientError(f"cannot serve a context without {', '.join(missing)}")
     with _served_lock:
         _served = context
+
+
+def served() -> AgentContext | None:
+    """The operator's context installed with :func:`serve`, if any (Studio's store reads it)."""
+    with _served_lock:
+        return _served
 
 
 def live_context(context: object) -> AgentContext:

@@ -282,6 +282,7 @@ PROMPT_SLOTS: dict[str, int] = {
     "StepSummary": 0,
     "MemoryQueries": 1,
     "ExtractedRelations": 2,
+    "ExtractedTriples": 2,  # the free-form extractor: the same prompt family
     "ResolverDecision": 3,
     "Plan": 4,
     "BaselineTurn": 4,

@@ -7,7 +7,9 @@ held; the accessors below give them back typed, each validated in one place.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
 
 from robomemory.core import Action, ActionResult, Observation
 from robomemory.episode import TrajectoryStep

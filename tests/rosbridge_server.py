@@ -12,7 +12,8 @@ then silence until canceled (a hung server) · 7 one feedback, then the connecti
 Every received op is appended to the JSON-lines file given by ``--log``.
 
 ``--variant`` mimics other servers: ``rs`` (rosbridge-server-rs: ``result`` is true only for
-status 4, so aborted/canceled arrive as ``result: false``), ``old`` (rosbridge_suite before its
+status 4, so aborted/canceled arrive as ``result: false``, and a rejected goal is reported as
+aborted, status 6), ``old`` (rosbridge_suite before its
 late-2025 fixes: a rejected goal or a missing action server gets no answer at all).
 
     python tests/rosbridge_server.py --port 0 --log ops.jsonl   # prints "PORT <n>"
@@ -92,6 +93,8 @@ class Bridge:
             if self.variant == "old" and not ok:
                 return  # old rosbridge_suite: rejected / missing server goals are never answered
             if self.variant == "rs":
+                if status == 0 and not ok:  # rosbridge-server-rs: a rejected goal is aborted
+                    status, values = ABORTED, {}
                 ok = status == SUCCEEDED
             await ws.send(
                 json.dumps(

@@ -103,3 +103,24 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path):
         proc = _cli(args, env)
         out, _ = proc.communicate(timeout=120)
         assert proc.returncode == 2 and expected in out and "Traceback" not in out, out
+
+
+def test_version_and_one_robot_flag_name_across_commands(capsys):
+    import pytest
+
+    import robomemory
+    from robomemory.cli import build_parser, main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"robomemory {robomemory.__version__}"
+    for command in ("run", "show", "inspect"):
+        parser, _ = build_parser([command])
+        assert parser.parse_args([command, "--robot", "r1"]).robot == "r1"
+    parser, _ = build_parser(["run"])
+    assert parser.parse_args(["run", "--robot-id", "r2"]).robot == "r2"  # the old name still works
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--help"])
+    shown = capsys.readouterr().out
+    assert "--robot ROBOT" in shown and "--robot-id" not in shown  # hidden alias

@@ -1,5 +1,6 @@
 """The compiled graph has Algorithm 1's nodes and edges."""
 
+from robomemory.context import RunContext
 from robomemory.graphs.builder import BRANCHES, build_graph
 
 
@@ -49,3 +50,10 @@ def test_without_critic_there_is_no_critic_node():
     g = build_graph(critic_enabled=False).compile()
     assert "critic" not in g.get_graph().nodes
     assert ("recall", "executor") in _edges(g)
+
+
+def test_the_graph_publishes_its_input_and_output_schemas():
+    """Studio's input form is the graph's input JSON schema (typing_extensions.TypedDict)."""
+    graph = build_graph(context_schema=RunContext).compile()
+    for schema in (graph.get_input_jsonschema(), graph.get_output_jsonschema()):
+        assert {"task", "step", "observation", "trajectory"} <= set(schema["properties"])

@@ -9,8 +9,8 @@ from robomemory.memory.mem0 import (
     AddOp,
     DeleteOp,
     Existing,
-    Plan,
     UpdateOp,
+    UpdatePlan,
     content_hash,
     plan_decision,
     plan_without_model,
@@ -21,7 +21,7 @@ SHOWN = [Existing("id-a", "the fridge is locked"), Existing("id-b", "the key is 
 NEW = "the fridge opens with the key"
 
 
-def plan(event, id=None, text=None, holders=None) -> Plan:
+def plan(event, id=None, text=None, holders=None) -> UpdatePlan:
     decision = MemoryDecision(event=event, id=id, text=text)
     return plan_decision(decision, NEW, "action", "new-id", SHOWN, holders or {})
 
@@ -96,8 +96,8 @@ def test_no_model_needed():
 
 def test_a_plan_round_trips_through_json():
     p = plan("DELETE", 1)
-    assert Plan.model_validate_json(p.model_dump_json()) == p
-    assert Plan.model_validate(p.model_dump()) == p
+    assert UpdatePlan.model_validate_json(p.model_dump_json()) == p
+    assert UpdatePlan.model_validate(p.model_dump()) == p
 
 
 def test_an_action_lesson_stays_one_when_the_updater_merges_it():

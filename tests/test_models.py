@@ -344,7 +344,7 @@ def test_a_grammar_answer_cut_at_max_tokens_twice_is_not_tried_a_third_time():
 
 
 def test_the_grammar_schema_closes_every_object_to_its_own_fields():
-    from robomemory.prompts.spatial import ExtractedRelations, ResolverDecision, resolver_model
+    from robomemory.prompts.spatial import ExtractedTriples, ResolverDecision, resolver_model
     from robomemory.structured import compact_json_schema
 
     def objects(node):
@@ -357,8 +357,8 @@ def test_the_grammar_schema_closes_every_object_to_its_own_fields():
             for value in node:
                 yield from objects(value)
 
-    for schema, n in ((ResolverDecision, 1), (resolver_model((1, 2)), 1), (ExtractedRelations, 2)):
+    for schema, n in ((ResolverDecision, 1), (resolver_model((1, 2)), 1), (ExtractedTriples, 2)):
         found = list(objects(compact_json_schema(schema)))
         assert len(found) == n  # the answer, and a relation inside it
         assert all(o["additionalProperties"] is False for o in found)
-    assert ExtractedRelations.model_json_schema().get("additionalProperties") is None  # a copy
+    assert ExtractedTriples.model_json_schema().get("additionalProperties") is None  # a copy

@@ -162,8 +162,9 @@ def test_rosbridge_rs_result_false_with_terminal_status_goes_through_the_status_
     cancel.set()
     assert nav.navigate(RUN_UNTIL_CANCELED, 10, cancel).outcome == Outcome.CANCELED
     assert nav.navigate(OK, timeout_s=10).outcome == Outcome.SUCCEEDED
-    # A status-0 failure is still a rejection, whichever server sent it.
-    assert nav.navigate(REJECT, timeout_s=10).outcome == Outcome.REJECTED
+    # rosbridge-server-rs reports a goal Nav2 rejected as aborted (status 6): ABORTED here
+    res = nav.navigate(REJECT, timeout_s=10)
+    assert res.outcome == Outcome.ABORTED and res.status == 6
 
 
 def test_old_rosbridge_silence_is_reported_and_the_goal_canceled(tmp_path):

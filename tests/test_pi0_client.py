@@ -104,7 +104,12 @@ def test_server_down_is_a_connection_error():
 
 def test_server_going_away_mid_session():
     with policy_server() as (proc, port):
-        client = Pi0Client(f"ws://127.0.0.1:{port}", connect_timeout_s=1.0, infer_timeout_s=2.0)
+        client = Pi0Client(
+            f"ws://127.0.0.1:{port}",
+            connect_timeout_s=1.0,
+            infer_timeout_s=2.0,
+            reconnect_wait_s=0.5,
+        )
         client.connect()
         proc.terminate()
         proc.wait(5)

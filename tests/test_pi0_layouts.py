@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from contextlib import ExitStack
+
 import numpy as np
 import pytest
-from robot_servers import policy_server
+from robot_servers import policy_server, server_process
 
 from robomemory.core import Action, Outcome
 from robomemory.executors.arm import ArmObservation, FakeArm
@@ -155,3 +160,80 @@ def test_an_arm_that_does_not_fit_the_layout_is_an_error_result():
             client.close()
     assert res.outcome == Outcome.ERROR and "7 values, 14 needed" in res.message
     assert arm.applied == [] and arm.stop_calls == 1
+
+
+@pytest.mark.parametrize(("name", "dim"), [("droid", 8), ("libero", 7)])
+def test_a_server_that_names_no_layout_gets_the_one_it_answers(name, dim):
+    """openpi's servers send no layout in their metadata: the skill tries the built-in ones."""
+    with policy_server("--layout", name, "--block") as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}")
+        arm = arm_for(name)
+        skill = Pi0Skill(client, arm, FAST)
+        try:
+            res = skill.run(Action(verb="pick_up", args=["cup"]))
+            again = skill.run(Action(verb="pick_up", args=["cup"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.SUCCEEDED, res.message
+    assert again.outcome == Outcome.SUCCEEDED and skill.layout.name == name
+    assert arm.applied[0].shape == (dim,) and len(arm.applied) == 40
+    assert client.warmups == 0  # no blind ALOHA warm-up: the tried layouts' requests warmed it
+
+
+def test_a_server_whose_layout_is_none_of_the_built_in_ones_names_the_flag(tmp_path):
+    spec = tmp_path / "my_arm.yaml"
+    spec.write_text(
+        "cameras: {front: observation/front}\n"
+        "state: [{key: observation/joints, dim: 6}]\naction_dim: 6\n"
+    )
+    with policy_server("--layout", str(spec), "--block") as (_, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}")
+        arm = FakeArm(cameras=("front",), state=np.zeros(6))
+        try:
+            res = Pi0Skill(client, arm, FAST).run(Action(verb="pick_up", args=["cup"]))
+        finally:
+            client.close()
+    assert res.outcome == Outcome.ERROR and arm.applied == []
+    assert "\n" not in res.message and "--policy-layout" in res.message
+    assert "refused the aloha, droid, libero requests" in res.message
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_request_sent_while_the_policy_server_restarts_waits_for_it():
+    port = _free_port()
+    argv = ["-m", "robomemory.testing.policy_server", "--port", str(port), "--layout", "aloha"]
+    with ExitStack() as stack:
+        proc, _ = stack.enter_context(server_process(argv))
+        client = Pi0Client(f"ws://127.0.0.1:{port}", connect_timeout_s=2, reconnect_wait_s=10)
+        stack.callback(client.close)
+        arm = arm_for("aloha")
+        skill = Pi0Skill(client, arm, FAST, layout="aloha")
+        assert skill.run(Action(verb="pick_up", args=["cup"])).outcome == Outcome.SUCCEEDED
+        proc.terminate()
+        proc.wait(5)
+        restarted = threading.Timer(1.0, lambda: stack.enter_context(server_process(argv)))
+        restarted.start()
+        started = time.monotonic()
+        res = skill.run(Action(verb="pick_up", args=["cup"]))
+        restarted.join()
+        assert res.outcome == Outcome.SUCCEEDED, res.message
+        assert 0.8 < time.monotonic() - started < 10
+
+
+def test_the_wait_for_a_restarting_server_is_bounded():
+    with policy_server("--layout", "aloha") as (proc, port):
+        client = Pi0Client(f"ws://127.0.0.1:{port}", connect_timeout_s=1, reconnect_wait_s=1.0)
+        skill = Pi0Skill(client, arm_for("aloha"), FAST, layout="aloha")
+        assert skill.run(Action(verb="pick_up", args=["cup"])).outcome == Outcome.SUCCEEDED
+        proc.terminate()
+        proc.wait(5)
+        started = time.monotonic()
+        res = skill.run(Action(verb="pick_up", args=["cup"]))
+        client.close()
+    assert res.outcome == Outcome.ERROR and "still unreachable after 1s" in res.message
+    assert time.monotonic() - started < 5

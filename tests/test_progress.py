@@ -38,7 +38,9 @@ def test_a_game_message_is_one_line_and_a_critic_reason_wraps_whole():
 
 
 def test_the_label_names_what_runs_now_and_its_timer_moves():
+    before = time.monotonic()
     progress, _ = _progress()
+    after = time.monotonic()
     progress.on_event("critic", {"verdict": {"approve": False, "reason": "no"}})
     progress.on_start("planner")
     assert progress.label.startswith("planner")  # not "execute" after a reject
@@ -57,4 +59,7 @@ def test_the_label_names_what_runs_now_and_its_timer_moves():
     first = column.render(task).plain
     task.fields["phase_since"] -= 2  # as if two seconds went by
     assert column.render(task).plain != first and task.finished
-    assert time.monotonic() - task.fields["run_since"] >= 0
+    # the run timer started with the progress and no phase change restarted it
+    assert before <= task.fields["run_since"] <= after
+    task.fields["run_since"] -= 75  # as if the run began 75 s ago
+    assert SinceColumn("run_since", "run ").render(task).plain == "run 1:15"

@@ -42,7 +42,7 @@ def answers(schema, messages):
         "StepSummary": {"summary": "The robot acted; the banana is visible."},
         "MemoryQueries": {"queries": ["where is the banana", "where is the basket"]},
         "TemporalSummary": {"summary": "The robot went to the counter and took the banana."},
-        "ExtractedRelations": {
+        "ExtractedTriples": {
             "relations": [{"subject": "banana", "relation": "on", "object": "kitchen_counter"}]
         },
         "ResolverDecision": {"delete": []},

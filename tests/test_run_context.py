@@ -110,3 +110,22 @@ def test_the_operator_must_name_the_game_to_serve():
         operator_settings({"ROBOMEMORY_MODEL_PROVIDER": "openai"})
     with pytest.raises(ValueError, match="robot id 'a/b' may use only"):
         operator_settings({"ROBOMEMORY_GAME": "cooking_1room", "ROBOMEMORY_ROBOT_ID": "a/b"})
+
+
+def test_a_flat_context_tunes_the_run_like_a_nested_one(served):
+    graph, _, _ = served
+    assert {"max_steps", "ablate", "config"} <= set(graph.get_context_jsonschema()["properties"])
+    state = graph.invoke({}, context={"max_steps": 2, "ablate": ["spatial"], "n_queries": None})
+    assert state["end_reason"] == "max_steps" and state["step"] == 2
+    assert state["recalled"]["spatial"] == ""
+    nested = RunContext.model_validate({"config": {"max_steps": 3}, "max_steps": None})
+    assert nested.config.max_steps == 3  # a form's unset field does not override
+
+
+def test_a_context_setting_one_tuning_twice_differently_is_refused_in_one_line():
+    with pytest.raises(ValidationError, match="both flat and under config") as info:
+        RunContext.model_validate({"max_steps": 2, "config": {"max_steps": 3}})
+    assert "\n" not in str(info.value).split("Value error, ", 1)[1].split(" [type=")[0]
+    assert RunContext.model_validate({"max_steps": 2, "config": {"max_steps": 2}}).config == (
+        RunContext.model_validate({"max_steps": 2}).config
+    )

@@ -24,11 +24,11 @@ class Script:
     def __init__(self):
         self.rels: list[tuple[str, str, str]] = []
         self.decision: dict | str = {"delete": [], "modify": [], "add": []}
-        self.prompts: dict[str, list[str]] = {"ExtractedRelations": [], "ResolverDecision": []}
+        self.prompts: dict[str, list[str]] = {"ExtractedTriples": [], "ResolverDecision": []}
 
     def __call__(self, schema, messages):
-        self.prompts[schema.__name__].append(message_text(messages))
-        if schema.__name__ == "ExtractedRelations":
+        self.prompts.setdefault(schema.__name__, []).append(message_text(messages))
+        if schema.__name__ in ("ExtractedTriples", "ExtractedRelations"):  # free, grounded
             return {
                 "relations": [{"subject": s, "relation": r, "object": o} for s, r, o in self.rels]
             }
@@ -210,7 +210,7 @@ def test_extractor_failure_adds_nothing(script, llm):
     script.rels = None  # the responder below now answers garbage for the extractor
 
     def broken(schema, messages):
-        return "??" if schema.__name__ == "ExtractedRelations" else {}
+        return "??" if schema.__name__ == "ExtractedTriples" else {}
 
     llm.llm.chat_model.responder = broken
     stats = mem.update("obs", [], step=2, episode_id="ep", llm=llm)
@@ -223,7 +223,7 @@ def test_rerunning_a_step_is_a_noop(script, llm):
     step(mem, script, llm, 1, [("cup", "on", "table")])
     again = step(mem, script, llm, 1, [("cup", "on", "floor")])
     assert again.skipped and valid(mem) == {"cup on table"}
-    assert len(script.prompts["ExtractedRelations"]) == 1
+    assert len(script.prompts["ExtractedTriples"]) == 1
     other = step(mem, script, llm, 1, [("cup", "on", "floor")], episode="ep2")
     assert not other.skipped
 

@@ -83,7 +83,7 @@ def test_resolver_load_stays_bounded_as_the_graph_grows():
 
     def responder(schema, messages):
         text = message_text(messages)
-        if schema.__name__ == "ExtractedRelations":
+        if schema.__name__ == "ExtractedTriples":
             room = re.search(r"Observation: (\S+)", text).group(1)
             rels = [("I", "at", room)] + [(f"{room} item{i}", "at", room) for i in range(3)]
             return {"relations": [{"subject": s, "relation": r, "object": o} for s, r, o in rels]}

@@ -35,7 +35,7 @@ def graph(tmp_path):
 
 def run(mem, n, rels, queries=(), delete=()):
     def responder(schema, _messages):
-        if schema.__name__ == "ExtractedRelations":
+        if schema.__name__ == "ExtractedTriples":
             return {"relations": [{"subject": s, "relation": r, "object": o} for s, r, o in rels]}
         return {"delete": list(delete)}
 

@@ -29,7 +29,7 @@ EMB = DeterministicFakeEmbedding(size=16)
 
 def scripted(rels, delete=()):
     def responder(schema, _messages):
-        if schema.__name__ == "ExtractedRelations":
+        if schema.__name__ == "ExtractedTriples":
             return {"relations": [{"subject": s, "relation": r, "object": o} for s, r, o in rels]}
         return {"delete": list(delete)}
 

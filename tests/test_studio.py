@@ -1,4 +1,5 @@
-"""`langgraph dev` serves the graph of langgraph.json: start it, create a thread, run, stop.
+"""`langgraph dev` serves the graph and store of langgraph.json: start it, read the graph's
+schemas, run, list long-term memory through the Store API, stop.
 
 The model behind it is the FAKE OpenAI-compatible server (schema-valid minimal answers);
 the dev server, the graph, TextWorld and the memory stores are real.
@@ -6,6 +7,7 @@ the dev server, the graph, TextWorld and the memory stores are real.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -50,6 +52,12 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "dev.log"
+    # the repo's langgraph.json, with its .env (never present here) looked for in tmp_path, so a
+    # developer's own .env cannot change the test; a missing .env must not stop the server
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    assert config["env"] == ".env" and "path" in config["store"]
+    config["env"] = str(tmp_path / ".env")
+    (tmp_path / "langgraph.json").write_text(json.dumps(config))
     with FakeOpenAIServer(latency_s=0.0) as model:
         env = os.environ | {
             "ROBOMEMORY_MODEL_PROVIDER": "openai",
@@ -58,11 +66,13 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
             "ROBOMEMORY_HOME": str(tmp_path / "home"),
             "ROBOMEMORY_GAME": "cooking_1room",
             "ROBOMEMORY_EMBEDDER": "fake",
+            "ROBOMEMORY_ROBOT_ID": "studio-bot",
             "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         }
         with log.open("w") as out:
             proc = subprocess.Popen(
-                [str(exe), "dev", "--port", str(port), "--no-browser", "--no-reload"],
+                [str(exe), "dev", "--port", str(port), "--no-browser", "--no-reload"]
+                + ["--config", str(tmp_path / "langgraph.json")],
                 cwd=ROOT,
                 env=env,
                 stdout=out,
@@ -71,6 +81,14 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
             )
         try:
             _wait_ready(url, proc, log)
+            (assistant,) = httpx.post(
+                f"{url}/assistants/search", json={"graph_id": "robomemory"}, timeout=30
+            ).json()
+            schemas = httpx.get(
+                f"{url}/assistants/{assistant['assistant_id']}/schemas", timeout=30
+            ).json()
+            assert {"task", "step", "trajectory"} <= set(schemas["input_schema"]["properties"])
+            assert "max_steps" in schemas["context_schema"]["properties"]  # flat, as Studio sends
             thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
             # a caller may not point the server at another endpoint, key variable or folder
             hostile = {"config": {"max_steps": 2, "model": {"base_url": "http://198.51.100.7"}}}
@@ -82,7 +100,7 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
             assert "may not set config.model" in refused.text, refused.text
             assert not model.requests
             thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
-            context = {"config": {"max_steps": 2}}
+            context = {"max_steps": 2}  # Studio's form sends the tunings flat
             run = httpx.post(
                 f"{url}/threads/{thread['thread_id']}/runs/wait",
                 json={"assistant_id": "robomemory", "input": {}, "context": context},
@@ -94,6 +112,17 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
             assert state["end_reason"] == "max_steps" and state["step"] == 2
             assert len(state["trajectory"]) == 2 and "consolidate" in state["usage"]
             assert model.requests  # the graph called the model server
+            # the robot's long-term memory, read through LangGraph's Store API
+            found = httpx.post(f"{url}/store/namespaces", json={}, timeout=30)
+            assert found.status_code == 200, found.text
+            namespaces = [tuple(ns) for ns in found.json()["namespaces"]]
+            assert ("robomemory", "studio-bot", "episodic") in namespaces, namespaces
+            items = httpx.post(
+                f"{url}/store/items/search",
+                json={"namespace_prefix": ["robomemory", "studio-bot", "episodic"]},
+                timeout=30,
+            ).json()["items"]
+            assert items and items[0]["value"]["text"], items  # the episode just consolidated
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)

@@ -35,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the planner names N actions a plan; the critic checks the later ones "
         "(default: 1 to 3, the model's choice)",
     )
-    p.add_argument("--robot-id", default="default", help="whose long-term memory to use")
+    p.add_argument("--robot", default="default", help="robot id: whose memories to use")
+    p.add_argument("--robot-id", dest="robot", help=argparse.SUPPRESS)  # the old name
     p.add_argument(
         "--world",
         help="whose spatial map to keep: a site's name (default: the game's name, or the "
@@ -69,7 +70,7 @@ def make_config(args: argparse.Namespace) -> AgentConfig:
         model = ModelConfig(provider=args.model, base_url=args.base_url)
         if args.model_name:
             model.model = args.model_name
-        cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot_id)
+        cfg = AgentConfig(model=model, max_steps=args.max_steps, robot_id=args.robot)
         if args.plan_len is not None:
             cfg.plan_exactly(args.plan_len)
         cfg.memory.data_dir = Path(data) / "memory"

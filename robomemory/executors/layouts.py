@@ -198,14 +198,26 @@ def load_layout(spec: str | Path | PolicyLayout) -> PolicyLayout:
     return PolicyLayout.model_validate({"name": path.stem, **data})
 
 
+def announced(metadata: dict) -> str | None:
+    """The built-in layout the server's metadata names (openpi's own servers name none)."""
+    named = metadata.get("layout") if isinstance(metadata, dict) else None
+    return named.lower() if isinstance(named, str) and named.lower() in BUILTIN else None
+
+
 def resolve_layout(spec: str | Path | PolicyLayout | None, metadata: dict) -> PolicyLayout:
     """The flag's layout if given, else the server metadata's ``layout``, else ALOHA."""
     if spec is not None:
         return load_layout(spec)
-    named = metadata.get("layout") if isinstance(metadata, dict) else None
-    if isinstance(named, str) and named.lower() in BUILTIN:
-        return BUILTIN[named.lower()]()
-    return _aloha()
+    named = announced(metadata)
+    return BUILTIN[named]() if named else _aloha()
+
+
+def warmup_request(spec: str | Path | PolicyLayout | None, metadata: dict) -> dict | None:
+    """The blank request of the declared or announced layout; None when neither names one
+    (the skill then finds the layout the server takes, see ``Pi0Skill``)."""
+    if spec is None and announced(metadata) is None:
+        return None
+    return resolve_layout(spec, metadata).example()
 
 
 def reset_target(layout: PolicyLayout, reset_pose: object, state: np.ndarray) -> np.ndarray | None:

@@ -11,7 +11,8 @@ cancel request cancels the goal on the robot before returning.
 
 Server variants: ``rosbridge-server-rs`` sends ``result: false`` for every status but 4, so a
 terminal status (5 canceled, 6 aborted) is read through the status table whatever ``result``
-says. rosbridge_suite before jazzy 2.5.0 / kilted 3.1.0 / rolling 4.0.0 never answers a rejected
+says; it reports a rejected goal as aborted (status 6), so there it is ABORTED, not REJECTED.
+rosbridge_suite before jazzy 2.5.0 / kilted 3.1.0 / rolling 4.0.0 never answers a rejected
 goal or a missing action server: a silence watchdog (no feedback or result for
 ``silence_timeout_s``) cancels the goal and reports it. A dropped link is re-established by
 roslibpy (its back-off is capped at ``RECONNECT_MAX_DELAY_S``); a goal is only sent on a live

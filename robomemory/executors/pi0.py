@@ -87,6 +87,10 @@ class PolicyConnectionError(PolicyError, ConnectionError):
     """The server could not be reached or dropped the connection."""
 
 
+class PolicyClosedError(PolicyConnectionError):
+    """The connection closed while a request waited for its answer (none came back)."""
+
+
 class PolicyTimeout(PolicyError, TimeoutError):
     """Connecting or inference took longer than allowed."""
 
@@ -117,10 +121,13 @@ class Pi0Client:
     """Synchronous, thread-safe client of one openpi policy server.
 
     ``infer`` reconnects once (up to ``max_reconnects``) when the connection was lost before the
-    request reached the server; it never resends after a timeout or a server error (the
-    connection is dropped instead, so a late answer can never be taken for the next one).
-    A reconnect waits up to ``connect_timeout_s`` for the metadata: an openpi server answers a
-    new connection only after it has finished the request it was busy with.
+    request reached the server, or closed without an answer (a server that restarted: no action
+    came back, so none was applied, and the request is sent again); it never resends after a
+    timeout or a server error (the connection is dropped instead, so a late answer can never be
+    taken for the next one). A reconnect waits up to ``connect_timeout_s`` for the metadata: an
+    openpi server answers a new connection only after it has finished the request it was busy
+    with. Once connected, a server that refuses connections (restarting) is tried again for up
+    to ``reconnect_wait_s`` before the request fails; a first connection fails at once.
     """
 
     def __init__(
@@ -135,6 +142,7 @@ class Pi0Client:
         ping_timeout_s: float | None = None,
         warmup: Callable[[dict], dict | None] | None = None,
         warmup_timeout_s: float = 120.0,
+        reconnect_wait_s: float = 15.0,
     ) -> None:
         self.url = url if url.startswith(("ws://", "wss://")) else f"ws://{url}"
         if not urlparse(self.url).hostname:
@@ -148,6 +156,8 @@ class Pi0Client:
         self.warmup = warmup  # metadata -> a blank request (or None: no warm-up)
         self.warmup_timeout_s = warmup_timeout_s
         self.warmups = 0
+        self.reconnect_wait_s = reconnect_wait_s
+        self._was_connected = False
         self._ws: ClientConnection | None = None
         self._stack = ExitStack()  # owns the open connection (closed on drop)
         self._metadata: dict = {}
@@ -167,8 +177,27 @@ class Pi0Client:
     def connect(self) -> dict:
         """Open the connection (if needed) and return the server's metadata."""
         with self._lock:
-            self._ensure_connected(self.connect_timeout_s)
+            self._reconnect(self.connect_timeout_s)
             return self._metadata
+
+    def _reconnect(self, timeout_s: float) -> ClientConnection:
+        """The open connection, or a new one; after a lost connection, retried with backoff for
+        up to ``reconnect_wait_s`` while the server is unreachable (it may be restarting)."""
+        if self._ws is not None or not self._was_connected:
+            return self._ensure_connected(timeout_s)
+        deadline = time.monotonic() + self.reconnect_wait_s
+        delay = 0.1
+        while True:
+            try:
+                return self._ensure_connected(timeout_s)
+            except PolicyConnectionError as exc:
+                if time.monotonic() + delay > deadline:
+                    raise PolicyConnectionError(
+                        f"{exc} (still unreachable after {self.reconnect_wait_s:.0f}s)"
+                    ) from exc
+                log.warning("policy server unreachable, retrying in %.1fs: %s", delay, exc)
+            time.sleep(delay)
+            delay = min(2 * delay, 1.0)
 
     def _ensure_connected(self, timeout_s: float) -> ClientConnection:
         if self._ws is not None:
@@ -209,6 +238,7 @@ class Pi0Client:
             raise
         self._metadata = meta if isinstance(meta, dict) else {"metadata": meta}
         self._ws = ws
+        self._was_connected = True
         log.info("connected to policy server %s (metadata: %s)", self.url, list(self._metadata))
         self._warm_up(ws)
         return ws
@@ -244,7 +274,7 @@ class Pi0Client:
         payload = packb(obs)
         with self._lock:
             for attempt in range(self.max_reconnects + 1):
-                ws = self._ensure_connected(self.connect_timeout_s)
+                ws = self._reconnect(self.connect_timeout_s)
                 try:
                     ws.send(payload)
                 except ConnectionClosed as exc:
@@ -253,7 +283,13 @@ class Pi0Client:
                         log.warning("policy connection lost before send; reconnecting")
                         continue
                     raise PolicyConnectionError(f"policy server {self.url} closed: {exc}") from exc
-                return self._receive(ws, timeout)
+                try:
+                    return self._receive(ws, timeout)
+                except PolicyClosedError:
+                    if attempt < self.max_reconnects:
+                        log.warning("policy connection closed with no answer; reconnecting")
+                        continue
+                    raise
         raise PolicyConnectionError(f"policy server {self.url}: no connection")  # pragma: no cover
 
     def _receive(self, ws: ClientConnection, timeout: float, what: str = "inference") -> dict:
@@ -264,7 +300,7 @@ class Pi0Client:
             raise PolicyTimeout(f"policy {what} took longer than {timeout:.2f}s") from exc
         except ConnectionClosed as exc:
             self._drop()
-            raise PolicyConnectionError(f"policy server closed during {what}: {exc}") from exc
+            raise PolicyClosedError(f"policy server closed during {what}: {exc}") from exc
         if isinstance(reply, str):
             self._drop()
             raise PolicyServerError(f"policy server error:\n{reply}")

@@ -29,7 +29,7 @@ from robomemory.executors.arm import Arm, ArmError, FakeArm
 from robomemory.executors.base import join_names, rejected
 from robomemory.executors.frames import jpeg_data_url
 from robomemory.executors.known_objects import KnownObjects, ObjectSource
-from robomemory.executors.layouts import PolicyLayout, resolve_layout
+from robomemory.executors.layouts import PolicyLayout, warmup_request
 from robomemory.executors.navigation import (
     MoveBaseClient,
     Nav2Client,
@@ -136,7 +136,8 @@ class RobotExecutor:
         ``arm`` is an :class:`Arm`, or ``"module:factory"`` naming a callable that returns one
         (default: ``$ROBOMEMORY_ARM``); without either, a FakeArm is used and nothing moves.
         ``policy_layout`` (aloha, droid, libero or a layout file) defaults to what the server's
-        metadata names, else ALOHA; the first connection sends a warm-up request of that layout.
+        metadata names (the first connection sends a warm-up request of that layout), else the
+        built-in layout the server answers (``Pi0Skill.find_layout``).
         Raises ConnectionError (or a subclass) when either server is unreachable.
         """
         arm = load_arm(arm)
@@ -146,7 +147,7 @@ class RobotExecutor:
             connect_timeout_s=connect_timeout_s,
             ping_interval_s=ping_interval_s,
             ping_timeout_s=ping_interval_s,
-            warmup=lambda meta: resolve_layout(policy_layout, meta).example(),
+            warmup=lambda meta: warmup_request(policy_layout, meta),
             warmup_timeout_s=warmup_timeout_s,
         )
         client.connect()

@@ -23,7 +23,15 @@ from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits,
 from robomemory.executors.base import rejected
 from robomemory.executors.frames import jpeg_data_url
 from robomemory.executors.known_objects import is_object_name
-from robomemory.executors.layouts import LayoutError, PolicyLayout, reset_target, resolve_layout
+from robomemory.executors.layouts import (
+    BUILTIN,
+    LayoutError,
+    PolicyLayout,
+    announced,
+    reset_target,
+    resolve_layout,
+    warmup_request,
+)
 from robomemory.executors.pi0 import (
     Pi0Client,
     PolicyError,
@@ -101,7 +109,9 @@ class Pi0Skill:
     """Runs manipulation skills on ``arm`` with actions from a π0 policy server.
 
     ``layout`` (a :class:`PolicyLayout`, a built-in name or a file) defaults to the server
-    metadata's ``layout`` if it names one, else ALOHA; ``limits`` default to the layout's.
+    metadata's ``layout`` if it names one; else (openpi's servers name none) the first built-in
+    layout whose blank request the server answers, tried once on connecting (a server refuses
+    a request of another layout with a KeyError). ``limits`` default to the layout's.
     """
 
     def __init__(
@@ -121,17 +131,39 @@ class Pi0Skill:
         self._layout = None if layout is None else resolve_layout(layout, {})
         self._limits = limits
         if client.warmup is None:
-            client.warmup = lambda meta: resolve_layout(layout, meta).example()
+            client.warmup = lambda meta: warmup_request(layout, meta)
 
     @property
     def layout(self) -> PolicyLayout:
-        """The declared layout, else the one the server's metadata names (fixed once known)."""
+        """The declared layout, else the one the server's metadata names or the server took
+        (fixed once known); ALOHA until then."""
         if self._layout is not None:
             return self._layout
         found = resolve_layout(self._layout_spec, self.client.metadata)
-        if self.client.connected:
+        if self.client.connected and announced(self.client.metadata):
             self._layout = found
         return found
+
+    def find_layout(self) -> None:
+        """With no layout declared or announced, fix the first built-in one whose blank request
+        the server answers (the answer also warms it up); none: one line naming the flag."""
+        if self._layout is not None or announced(self.client.metadata):
+            return
+        refused: list[str] = []
+        for name, make in BUILTIN.items():
+            layout = make()
+            try:
+                self.client.infer(layout.example(), timeout_s=self.client.warmup_timeout_s)
+            except PolicyServerError:
+                refused.append(name)
+                continue
+            log.info("policy server %s takes the %s layout", self.client.url, name)
+            self._layout = layout
+            return
+        raise LayoutError(
+            f"the policy server names no layout and refused the {', '.join(refused)} requests: "
+            "give its layout with --policy-layout (aloha, droid, libero or a layout file)"
+        )
 
     @property
     def limits(self) -> JointLimits:
@@ -206,6 +238,7 @@ class Pi0Skill:
         run = _SkillRun(self, action, prompt, started, deadline, cancel)
         try:
             self.client.connect()  # metadata (reset_pose) and the warm-up come first
+            self.find_layout()
             self.move_to_reset_pose()
             outcome, message, code = run.loop()
         except PolicyServerError as exc:

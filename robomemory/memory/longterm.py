@@ -24,7 +24,7 @@ from robomemory.config import MemoryConfig
 from robomemory.memory import mem0
 from robomemory.memory.base import RetrievedItem
 from robomemory.memory.history import MemoryHistory
-from robomemory.memory.mem0 import AddOp, DeleteOp, Existing, Plan, UpdateOp, content_hash
+from robomemory.memory.mem0 import AddOp, DeleteOp, Existing, UpdateOp, UpdatePlan, content_hash
 from robomemory.memory.stores.vector_store import (
     CONTENT,
     INTENT,
@@ -160,7 +160,7 @@ class LongTermMemory:
         if entry is not None and entry.get("done"):
             return entry["result"]
         if entry is not None:
-            plan = Plan.model_validate(entry["plan"])
+            plan = UpdatePlan.model_validate(entry["plan"])
         else:
             plan = self._plan(item, idx, episode_id, llm)
             self.history.journal_put(episode_id, key, {"plan": plan.model_dump(), "done": False})
@@ -170,7 +170,7 @@ class LongTermMemory:
         )
         return result
 
-    def _plan(self, item: NewItem, idx: int, episode_id: str, llm: NodeLLM) -> Plan:
+    def _plan(self, item: NewItem, idx: int, episode_id: str, llm: NodeLLM) -> UpdatePlan:
         """Gather what the pure Mem0 rules need (store reads, one model call) and plan."""
         text = item.text.strip()
         add_id = point_id(self.collection, episode_id, str(idx))
@@ -205,7 +205,7 @@ class LongTermMemory:
             log.warning("%s: updater decision ignored: %s", self.kind, plan.result["reason"])
         return plan
 
-    def _apply(self, plan: Plan, idx: int, task: str, episode_id: str) -> dict:
+    def _apply(self, plan: UpdatePlan, idx: int, task: str, episode_id: str) -> dict:
         """Carry out a plan's operations; each is idempotent, its history row written once."""
         result = dict(plan.result)
         for op in plan.ops:

@@ -54,25 +54,25 @@ class DeleteOp(BaseModel):
 Op = Annotated[AddOp | UpdateOp | DeleteOp, Field(discriminator="op")]
 
 
-class Plan(BaseModel):
+class UpdatePlan(BaseModel):
     """The result reported for the new item and the operations that carry it out, in order."""
 
     result: dict
     ops: list[Op] = Field(default_factory=list)
 
 
-def noop(reason: str) -> Plan:
-    return Plan(result={"event": "NOOP", "reason": reason})
+def noop(reason: str) -> UpdatePlan:
+    return UpdatePlan(result={"event": "NOOP", "reason": reason})
 
 
-def add(item_id: str, text: str, level: str | None, reason: str = "") -> Plan:
+def add(item_id: str, text: str, level: str | None, reason: str = "") -> UpdatePlan:
     result = {"event": "ADD", "item_id": item_id, **({"reason": reason} if reason else {})}
-    return Plan(result=result, ops=[AddOp(item_id=item_id, text=text, level=level)])
+    return UpdatePlan(result=result, ops=[AddOp(item_id=item_id, text=text, level=level)])
 
 
 def plan_without_model(
     text: str, level: str | None, add_id: str, *, duplicate: bool, existing: Sequence[Existing]
-) -> Plan | None:
+) -> UpdatePlan | None:
     """The plan when no decision is needed (empty, a known hash, nothing similar), else None:
     the updater must be asked."""
     if not text.strip():
@@ -101,7 +101,7 @@ def plan_decision(
     add_id: str,
     existing: Sequence[Existing],
     hash_holders: Mapping[str, str],
-) -> Plan:
+) -> UpdatePlan:
     """Apply the updater's ``decision`` (None: unparseable) for the new item ``text`` against
     the ``existing`` items it was shown. ``hash_holders`` maps content hashes to the items
     holding them (for the merged text of an UPDATE). Anything invalid is a NOOP: an UPDATE or
@@ -118,7 +118,7 @@ def plan_decision(
         return noop(f"unknown id {decision.id}")
     target = existing[decision.id]
     if decision.event == "DELETE":
-        return Plan(
+        return UpdatePlan(
             result={"event": "DELETE", "item_id": target.id, "added": add_id},
             ops=[
                 DeleteOp(item_id=target.id, old_text=target.text),
@@ -140,7 +140,7 @@ def plan_decision(
     holder = hash_holders.get(content_hash(merged))
     if holder is not None and holder != target.id:
         return noop("update duplicates an item")
-    return Plan(
+    return UpdatePlan(
         result={"event": "UPDATE", "item_id": target.id},
         ops=[UpdateOp(item_id=target.id, old_text=target.text, new_text=merged)],
     )

@@ -241,8 +241,8 @@ class SpatialMemory:
             schema = prompts.grounded_relations_model(tuple(names), grounding.place)
             system = prompts.GROUNDED_EXTRACT_SYSTEM
         else:
-            schema, system = prompts.ExtractedRelations, prompts.EXTRACT_SYSTEM
-        fallback = (lambda: None) if grounding is not None else prompts.ExtractedRelations
+            schema, system = prompts.ExtractedTriples, prompts.EXTRACT_SYSTEM
+        fallback = (lambda: None) if grounding is not None else prompts.ExtractedTriples
         res = llm.call(schema, system, prompts.extract_user(summary, names), fallback=fallback)
         if res.value is None:  # the grounded extractor failed: no new relations
             parts = []

@@ -28,8 +28,8 @@ class Relation(BaseModel):
     object: Name
 
 
-class ExtractedRelations(BaseModel):
-    """Relation extractor answer: the spatial relations s_t states (G_new)."""
+class ExtractedTriples(BaseModel):
+    """Free-form relation extractor answer (no grounding): the relations s_t states (G_new)."""
 
     # maxItems bounds what the model generates (a small model may loop listing relations; the
     # grammar then closes the list); it is not a validation limit on callers.

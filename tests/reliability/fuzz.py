@@ -102,7 +102,7 @@ class Fuzzer:
                 return {"approve": r.random() < 0.7, "reason": sentence}
             case "MemoryQueries":
                 return {"queries": [sentence for _ in range(r.randint(1, 4))]}
-            case "ExtractedRelations":
+            case "ExtractedRelations" | "ExtractedTriples":
                 rel = [
                     {"subject": r.choice(w), "relation": r.choice(RELATIONS), "object": r.choice(w)}
                     for _ in range(r.randint(0, 5))

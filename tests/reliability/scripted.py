@@ -111,6 +111,7 @@ def lifelong_table(game: str) -> dict:
         "StepSummary": step_summary,
         "MemoryQueries": lambda m: {"queries": ["where is the milk", "how to cook a meal"]},
         "ExtractedRelations": extracted_relations,
+        "ExtractedTriples": extracted_relations,
         "ResolverDecision": resolver_decision,
         "SemanticInsights": lessons,
         "EpisodeRecord": lambda m: {"summary": "Read the cookbook, got the food, ate the meal."},

@@ -21,7 +21,7 @@ from textworld.logic import Proposition
 
 from robomemory.memory.base import Triple
 from robomemory.memory.spatial import make_triple, normalize_name
-from robomemory.prompts.spatial import ExtractedRelations, Relation, ResolverDecision
+from robomemory.prompts.spatial import ExtractedTriples, Relation, ResolverDecision
 from robomemory.testing import message_text
 
 DIRECTION_FACTS = ("north_of", "south_of", "east_of", "west_of")
@@ -108,8 +108,8 @@ class FactsOracle:
         return self.now
 
     def __call__(self, schema: type[BaseModel], messages: Sequence[BaseMessage]) -> BaseModel:
-        if schema is ExtractedRelations:
-            return ExtractedRelations(
+        if schema is ExtractedTriples:
+            return ExtractedTriples(
                 relations=[
                     Relation(subject=s, relation=r, object=o) for s, r, o in self.now.triples
                 ]

@@ -79,7 +79,7 @@ def make_responder() -> Callable[[str, dict, list[dict]], dict]:
 
     def responder(schema_name: str, schema: dict, messages: Sequence[dict]) -> dict:
         text = "\n".join(str(m.get("content", "")) for m in messages)
-        if schema_name == "ExtractedRelations":
+        if schema_name == "ExtractedTriples":
             for summary, rels in table.items():
                 if summary in text:
                     return {
