@@ -224,7 +224,7 @@ def _table(label: str, figures: dict[str, Figures], replaying: bool) -> Table:
 
 
 def main(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(width=max(Console().width, 110))
     model = ensure_model_file()
     threads = args.threads or default_threads()
     calls = read_log(args.prompts) if args.prompts else []
