@@ -223,11 +223,9 @@ def default_threads(busy: float | None = None) -> int:
     keeps the cores busy now (``busy`` cores; sampled by :func:`busy_cores` when not given).
 
     llama.cpp's threads meet at a barrier every token; when another process takes a core, a
-    thread-per-core setting stalls at that barrier. Measured on 2 cores: quiet, 2 threads are
-    1.7x faster than 1; at load 3-7, 2 threads are 2.2x slower. So: every core when other work
-    leaves them free (busy < cores / 2), else all cores but one. The CPU is sampled, not the
-    1-minute load average, which lags: started just after another program ended (load 1.6 on
-    an idle 2-core machine), the README's first game took 175 s on one thread, 99 s on two.
+    thread-per-core setting stalls at that barrier. So: every core when other work leaves them
+    free (busy < cores / 2), else all cores but one. The CPU is sampled, not the 1-minute load
+    average, which lags and still says "busy" just after another program has ended.
     """
     if os.environ.get("ROBOMEMORY_THREADS"):
         value = os.environ["ROBOMEMORY_THREADS"]

@@ -284,7 +284,7 @@ def memrl_curves(records: Sequence[EpisodeRecord]) -> list[dict]:
     """MemRL's runtime-learning curves over epochs (= attempts) per (agent, ablation).
 
     ``csr``: cumulative success rate, tasks solved at least once in epochs 1..e over all tasks;
-    ``forgetting``: tasks solved in epoch e-1 but failed in epoch e, over all tasks (seed 001).
+    ``forgetting``: tasks solved in epoch e-1 but failed in epoch e, over all tasks (as in MemRL).
     """
     rows = []
     for (agent, ablation), rs in group(records, ("agent", "ablation")).items():

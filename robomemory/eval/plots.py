@@ -101,7 +101,7 @@ def spatial_accuracy(plt: Any, summary: dict):
 
 
 def memrl(plt: Any, summary: dict):
-    """Cumulative success rate and forgetting rate over epochs (seed 001)."""
+    """Cumulative success rate and forgetting rate over epochs (as in MemRL)."""
     rows = summary.get("memrl") or []
     if len({r["epoch"] for r in rows}) < 2:
         return None

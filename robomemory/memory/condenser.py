@@ -1,4 +1,5 @@
-"""Context condenser (seed 004_…): every planner/critic prompt under a token budget.
+"""Context condenser: every planner/critic prompt under a token budget, after OpenHands'
+context condenser ("Agent Memory Component: Short Term History and Condenser").
 
 Pipeline of ``Condenser.condense``:
 1. filter noise: empty events, exact duplicates and events of kind ``"noise"``;

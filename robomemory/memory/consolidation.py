@@ -50,8 +50,9 @@ def score_gains(trajectory: Sequence[StepRecord]) -> list[float]:
 
 def rewarded_steps(trajectory: Sequence[StepRecord], limit: int = MAX_REWARDED) -> list[StepRecord]:
     """The steps after which the world's score rose, the newest ``limit`` (oldest first): the
-    world's own evidence of what helped (the 1.5B creator kept ``prepare_meal()`` and left out
-    the ``eat(meal)`` that won). One step per action: its newest rewarded one."""
+    world's own evidence of what helped, which the creator model may miss (it can keep a
+    preparing step and leave out the step that won). One step per action: its newest rewarded
+    one."""
     seen: set[str] = set()
     out: list[StepRecord] = []
     for step, gain in reversed(list(zip(trajectory, score_gains(trajectory), strict=True))):
@@ -81,7 +82,7 @@ def losing_steps(trajectory: Sequence[StepRecord], lost: bool) -> list[str]:
 def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
     """The steps as short lines: 'i. action -> outcome: message' (the newest ``limit``), a
     step that raised the world's score marked '[score +1]' (the creator's clue to what
-    helped: the 1.5B creator otherwise named the first three steps, not the winning one)."""
+    helped: without it a small creator names the first steps, not the winning one)."""
     lines = []
     gains = score_gains(trajectory)
     for i, step in enumerate(trajectory):

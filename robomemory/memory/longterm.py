@@ -1,5 +1,6 @@
 """Semantic and episodic long-term memory (paper section 3.2): items in a vector store, the Mem0
-update (seed 002_…) and MemRL two-phase retrieval and utility (seed 001_…, see utility.py).
+update ("Mem0: Building Production-Ready AI Agents with Scalable Long-Term Memory")
+and MemRL two-phase retrieval and utility (see utility.py).
 
 Semantic items have a ``level`` ("action" or "task"); episodic items record one task attempt.
 Similarity to a request is the larger of cos(query, item text) and cos(task, item intent).

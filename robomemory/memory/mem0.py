@@ -1,4 +1,5 @@
-"""Mem0's update (seed 002_…) as pure functions: what to do with a new item, given the similar
+"""Mem0's update ("Mem0: Building Production-Ready AI Agents with Scalable Long-Term Memory")
+as pure functions: what to do with a new item, given the similar
 items the store holds and the updater's decision, as a list of store operations.
 
 No store and no model here: ``memory/longterm.py`` gathers the inputs, journals the plan, then
@@ -131,9 +132,9 @@ def plan_decision(
     action = lesson_action(text)
     if action is not None and lesson_action(merged) != action:
         # An action lesson is only weighed against lessons about the same action, and it
-        # must stay one (measured: the 1.5B updater merged two "eat(meal) helped: ..." lessons
-        # into the world's words alone, and the action was lost to recall): the new lesson,
-        # the world's latest word on that action, is the merged text.
+        # must stay one (an updater's merge into the world's words alone would lose the action
+        # for recall): the new lesson, the world's latest word on that action, is the merged
+        # text.
         merged = text
     if merged == target.text:
         return noop("target unchanged")

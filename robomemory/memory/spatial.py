@@ -1,4 +1,6 @@
-"""Spatial memory: a directed KG updated by the paper's Algorithm 2 (seed 003, Appendix E).
+"""Spatial memory: a directed KG updated by the paper's Algorithm 2 (Appendix E of
+"RoboMemory: A Brain-inspired Multi-memory Agentic Framework for Interactive Environmental
+Learning in Physical Embodied Systems").
 
 Per step: (1) the relation extractor (model) turns s_t into G_new; (2) V_similar is the union
 over queries of the top-n vertices by cosine similarity; (3) K-hop expansion along outgoing

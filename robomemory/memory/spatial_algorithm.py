@@ -1,4 +1,6 @@
-"""Algorithm 2 of the paper (seed 003, Appendix E) as pure functions over a read-only graph view.
+"""Algorithm 2 of the paper (Appendix E of "RoboMemory: A Brain-inspired Multi-memory Agentic
+Framework for Interactive Environmental Learning in Physical Embodied Systems") as pure
+functions over a read-only graph view.
 
 Selection — top-n per query, K-hop expansion, V_merged = V_retrieved ∪ V_new, the subgraph of
 G ∪ G_new induced by V_merged — and merge — the resolver's answer turned into edges to add and

@@ -1,4 +1,5 @@
-"""MemRL (seed 001_…): two-phase value-aware retrieval and the Monte-Carlo Q update.
+"""MemRL: two-phase value-aware retrieval and the Monte-Carlo Q update, after
+"MemRL: Self-Evolving Agents via Runtime Reinforcement Learning on Episodic Memory".
 
 Every long-term item carries an intent embedding z (the task it was learned from, a named
 vector of its Qdrant point), a utility Q and a visit count in its payload.

@@ -24,7 +24,7 @@ CHANGING_SECTION = ("spatial", "Where things are")
 OLD_RESULT_CHARS = 100
 # Older steps are dropped from working memory a chunk at a time, not one a step: a window
 # sliding by one changes the first line of "Steps:" at every step and with it the whole prompt
-# after the notes (~250 more tokens to process a step), where a chunked one only appends.
+# after the notes, which the prompt cache then recomputes, where a chunked one only appends.
 OLD_STEPS_CHUNK = 4
 
 

@@ -1,4 +1,4 @@
-"""Condenser prompt (seed 004_…): summarize the oldest chunk of agent activity."""
+"""Condenser prompt (OpenHands' context condenser): summarize the oldest chunk of activity."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_mod
 Sentence = Annotated[str, StringConstraints(max_length=200)]
 
 # Both creators read the same finished task and differ only in their last paragraph, so the
-# second call reuses the first's prompt from the model server's cache (~450 tokens, ~5 s on
-# two cores).
+# second call reuses the first's prompt from the model server's cache.
 CREATOR_SYSTEM = "You review a robot's finished task."
 
 SEMANTIC_ASK = (

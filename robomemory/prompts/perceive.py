@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-# Bounded outputs: every token the 1.5B model writes costs ~70 ms on two cores; a query of a
-# few words embeds and retrieves as well as a sentence.
+# Bounded outputs: generated tokens are the slowest part of a call on a CPU; a query of a few
+# words embeds and retrieves as well as a sentence.
 QUERY_CHARS = 40
 SUMMARY_CHARS = 200
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
@@ -18,11 +18,9 @@ SUMMARIZER_SYSTEM = (
     "things it names are (say what is in or on what). Use the names given."
 )
 
-# Replayed on 14 logged prompts of the 1.5B model: asked for "queries of 2 to 4 words" it wrote
-# questions ("What is the location of the raw red pot?", "what did you try?"); asked for noun
-# phrases naming things of the task or observation, it wrote "red onion location", "toilet
-# stability": 3.1 instead of 3.9 s a call. A concrete example answer was copied whole ("milk"
-# in games without milk), so the example names no thing.
+# Queries are noun phrases naming things of the task or observation ("red onion location"):
+# asked only for "2 to 4 words", a small model writes questions, longer to write and vaguer to
+# search. The example names no thing, because a concrete example answer is copied whole.
 QUERY_SYSTEM = (
     "You are the query generator of a robot's memory. Write queries that fetch from memory "
     "what helps the next decision: where needed objects are, what was already tried, how "

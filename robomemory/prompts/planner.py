@@ -77,9 +77,8 @@ def make_step_model(space: ActionSpace) -> Any:
 
 @lru_cache(maxsize=256)
 def _plan_model(first: tuple[str, ...], later: Any, max_len: int, min_len: int) -> type[BaseModel]:
-    # No free-text "thought" before the choice: measured on the embedded 1.5B model, a thought
-    # talked it into reading again ("examine the ingredients first") where, without it, it
-    # took the recipe's ingredient; and it cost a third of the planner's output tokens.
+    # No free-text "thought" before the choice: a small model talks itself out of the action
+    # the prompt points to, and the thought costs generated tokens.
     if first:
         return create_model(
             "Plan",
@@ -164,11 +163,9 @@ def planner_user(
 
 
 def left_line(left: Sequence[str]) -> str:
-    """What the notes and the task instruct that is not done, as written. Measured on the
-    1.5B planner: 4 of 4 replayed prompts that sliced, or picked up what the recipe does not
-    name, chose ``dice(red onion)`` with "Left to do in your notes: dice the red onion, prepare
-    meal"; 3 of 3 that picked things up after ``prepare_meal()`` chose ``eat(meal)`` with
-    "Left to do: enjoy your meal"."""
+    """What the notes and the task instruct that is not done, as written, for the end of the
+    planner's prompt: read last, an instruction is followed (the recipe's cut, eating the meal)
+    where the model would otherwise go on with the pattern of its last actions."""
     return f"Left to do: {', '.join(left)}"
 
 
@@ -179,17 +176,15 @@ def looped_line(looped: Sequence[str]) -> str:
 
 
 def helped_line(helped: Sequence[str]) -> str:
-    """Actions recalled lessons say helped, offered now (measured on the 1.5B planner: 3 of 3
-    replayed prompts that put the prepared meal away, or picked up more, with ``eat(meal)
-    helped`` recalled in the lessons, chose ``eat(meal)`` with this line)."""
+    """Actions recalled lessons say helped, offered now: named next to the choice, a lesson
+    is acted on, where among the recalled lessons it is passed over."""
     return f"Helped before, possible now: {', '.join(helped)}"
 
 
 def numbered(actions: list[Action], space: ActionSpace | None = None) -> str:
     """A compact numbered list (1-based). With ``space``, the first action of each verb
-    carries the verb's description, where the model reads its choices (measured on the 1.5B
-    model: with `eat(meal): eat food (a cooking task ends by eating the prepared meal)` it
-    ate the meal it had put in the fridge, the description only in the system prompt)."""
+    carries the verb's description, where the model reads its choices: a description only in
+    the system prompt is not acted on."""
     described = {v.name: v.description for v in space.verbs if v.description} if space else {}
     lines = []
     for i, action in enumerate(actions, 1):

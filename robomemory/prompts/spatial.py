@@ -39,8 +39,8 @@ class ExtractedTriples(BaseModel):
 class ResolverDecision(BaseModel):
     """Conflict resolver answer: the ids, among those it was shown, of the known edges the new
     edges make false. The new edges themselves are always added: they are what the robot
-    observes now. (A "modify" is a deletion plus a new edge; asking only for the ids cut the
-    answer from ~57 to ~8 tokens, ~4 s a call on two cores.)"""
+    observes now. (A "modify" is a deletion plus a new edge; asking only for ids keeps the
+    answer to a few generated tokens.)"""
 
     model_config = ConfigDict(extra="forbid")
 

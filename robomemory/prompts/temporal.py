@@ -10,8 +10,8 @@ SYSTEM = (
     "objects were found. Keep object and place names exactly."
 )
 
-# The entry is read again by the planner at every later step: at 320 characters the 1.5B
-# model filled it (67-82 generated tokens a compression, cut mid-sentence).
+# The entry is read again by the planner at every later step, and a small model fills the
+# length it is allowed: one short sentence keeps both the writing and the rereading cheap.
 SUMMARY_CHARS = 200
 
 

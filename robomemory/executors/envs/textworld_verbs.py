@@ -45,8 +45,8 @@ BASE_VERBS = [
 KEY_VERBS = [VerbSpec(name="unlock", arg_kinds=["object", "object"], description="(door, key)")]
 # A cooking game is won by preparing the recipe's meal and eating it; the descriptions say so,
 # because a small model will not guess that "enjoy your meal" means eat(meal). The three cuts
-# are told apart: with one description for all three, the 1.5B planner sliced what the recipe
-# said to dice, and lost the game.
+# are told apart, each only if the recipe names it: a wrong cut loses the game, and a small
+# model given one description for all three picks any of them.
 COOKING_VERBS = [
     VerbSpec(
         name="slice",
