@@ -19,7 +19,8 @@ from langchain_openai import ChatOpenAI
 
 from robomemory.config import ModelConfig
 from robomemory.local_model import get_local_server, slot_for
-from robomemory.structured import StructuredLLM
+from robomemory.native_runtime import gbnf_converter, is_llama_cpp
+from robomemory.structured import GrammarOf, StructuredLLM
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,15 @@ def make_chat_model(cfg: ModelConfig) -> BaseChatModel:
     raise ModelConfigError(f"unknown model provider {cfg.provider!r}")
 
 
+def served_grammar(cfg: ModelConfig) -> GrammarOf | None:
+    """Compact GBNF for a served llama.cpp (its own converter allows newlines and indents, and a
+    small model pretty-prints); None for other servers, or with no converter installed."""
+    settings = _openai_settings(cfg)
+    if not settings["base_url"] or (convert := gbnf_converter()) is None:
+        return None
+    return convert if is_llama_cpp(settings["base_url"], settings["api_key"]) else None
+
+
 def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> StructuredLLM:
     """The StructuredLLM every node calls through; ``chat_model`` overrides the factory (tests).
 
@@ -85,6 +95,8 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
         slot_of = slot_for
         # the wheel's llguidance grammar, or GBNF for a native build (None: the server's own)
         grammar_of = get_local_server(cfg).grammar_of
+    elif cfg.provider == "openai" and chat_model is None:
+        grammar_of = served_grammar(cfg)
     return StructuredLLM(
         model,
         max_retries=cfg.max_retries,

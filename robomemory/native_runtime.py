@@ -59,6 +59,7 @@ RUNTIME_ENV = "ROBOMEMORY_RUNTIME"  # auto | native | wheel
 Runtime = Literal["auto", "native", "wheel"]
 RUNTIMES: tuple[str, ...] = ("auto", "native", "wheel")
 MARKER = "build.json"
+CONVERTER = "json_schema_to_gbnf.py"
 
 
 class NativeRuntimeError(RuntimeError):
@@ -134,14 +135,43 @@ def _download_source(into: Path, echo: Callable[[str], None]) -> Path:
     return archive
 
 
-def _extract(archive: Path, into: Path) -> Path:
+def _extract(archive: Path, into: Path, only_converter: bool = False) -> Path:
     """Unpack the vendored llama.cpp tree and the grammar converter; return the sdist's root."""
     root = f"{SOURCE_PACKAGE.replace('-', '_')}-{SOURCE_VERSION}"
-    wanted = (f"{root}/{SOURCE_TREE}/", f"{root}/{GRAMMAR_MODULE}")
+    wanted: tuple[str, ...] = (f"{root}/{GRAMMAR_MODULE}",)
+    if not only_converter:
+        wanted += (f"{root}/{SOURCE_TREE}/",)
     with tarfile.open(archive) as tar:
         members = [m for m in tar.getmembers() if m.name.startswith(wanted)]
         tar.extractall(into, members=members, filter="data")
     return into / root
+
+
+def converter_dir(cache: Path | None = None) -> Path:
+    """Where the grammar converter alone lives (for any CPU, and for served llama.cpp)."""
+    root = Path(cache) if cache is not None else default_model_cache()
+    return root / f"llama.cpp-{SOURCE_VERSION}-grammar"
+
+
+def install_converter(
+    cache: Path | None = None, echo: Callable[[str], None] = print, source: Path | None = None
+) -> Path:
+    """Fetch the pinned source and keep only its JSON-schema-to-GBNF converter; return its path."""
+    target = converter_dir(cache)
+    with tempfile.TemporaryDirectory(prefix="robomemory-llama-") as tmp:
+        work = Path(tmp)
+        archive = Path(source) if source is not None else _download_source(work, echo)
+        tree = _extract(archive, work / "src", only_converter=True)
+        _place_converter(tree, target)
+    echo(f"grammar converter in {target}")
+    return target / CONVERTER
+
+
+def _place_converter(tree: Path, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    staged = folder / f".{CONVERTER}.{os.getpid()}"
+    shutil.copy2(tree / GRAMMAR_MODULE, staged)
+    os.replace(staged, folder / CONVERTER)
 
 
 def build_native(
@@ -182,7 +212,8 @@ def build_native(
         shutil.rmtree(staged, ignore_errors=True)
         (staged / "bin").mkdir(parents=True)
         shutil.copy2(build / "bin" / "llama-server", staged / "bin" / "llama-server")
-        shutil.copy2(tree / GRAMMAR_MODULE, staged / "json_schema_to_gbnf.py")
+        shutil.copy2(tree / GRAMMAR_MODULE, staged / CONVERTER)
+        _place_converter(tree, converter_dir(cache))
         seconds = time.perf_counter() - started
         info = {
             "source": f"{SOURCE_PACKAGE}=={SOURCE_VERSION}",
@@ -213,9 +244,12 @@ _converters: dict[Path, Callable[[str], str]] = {}
 _converter_lock = threading.Lock()
 
 
-def gbnf_converter(folder: Path) -> Callable[[dict[str, Any]], str] | None:
-    """llama.cpp's JSON-schema-to-GBNF converter saved beside a build, None when there is none."""
-    path = folder / "json_schema_to_gbnf.py"
+def gbnf_converter(folder: Path | None = None) -> Callable[[dict[str, Any]], str] | None:
+    """llama.cpp's JSON-schema-to-GBNF converter saved in ``folder`` (a build), else the one
+    installed alone (:func:`install_converter`); None when there is none."""
+    path = folder / CONVERTER if folder is not None else None
+    if path is None or not path.is_file():
+        path = converter_dir() / CONVERTER
     if not path.is_file():
         return None
     with _converter_lock:
@@ -232,6 +266,18 @@ def gbnf_converter(folder: Path) -> Callable[[dict[str, Any]], str] | None:
         return convert(json.dumps({k: v for k, v in schema.items() if k != "x-guidance"}))
 
     return grammar
+
+
+def is_llama_cpp(base_url: str, api_key: str | None = None) -> bool:
+    """Whether an OpenAI-compatible endpoint is a llama.cpp server (its model list says so)."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        r = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=5)
+        models = r.json().get("data", []) if r.status_code == 200 else []
+    except (httpx.HTTPError, ValueError) as exc:
+        log.info("could not list the models of %s (%s): sending json_schema", base_url, exc)
+        return False
+    return any(isinstance(m, dict) and m.get("owned_by") == "llamacpp" for m in models)
 
 
 # --- server --------------------------------------------------------------------------------

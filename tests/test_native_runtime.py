@@ -15,13 +15,17 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Literal
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
 from robomemory import local_model
 from robomemory.config import ModelConfig
+from robomemory.models import make_llm
 from robomemory.native_runtime import (
+    SOURCE_VERSION,
     NativeModelServer,
     NativeRuntimeError,
     choose_runtime,
@@ -31,6 +35,7 @@ from robomemory.native_runtime import (
     native_dir,
     requested_runtime,
 )
+from robomemory.testing.openai_server import FakeOpenAIServer
 
 FAKE = Path(__file__).with_name("fake_llama_server.py")
 
@@ -212,3 +217,27 @@ def test_the_real_converter_writes_compact_gbnf():
     grammar = convert({"type": "object", "properties": {"next": {"enum": ["go(north)"]}}})
     assert "root ::=" in grammar and "go(north)" in grammar
     assert '"\\n"' not in grammar.split("space ::=", 1)[1].splitlines()[0]  # no newlines
+
+
+class Pick(BaseModel):
+    next: Literal["go(north)", "open(fridge)"]
+
+
+@pytest.mark.parametrize("owned_by, grammar", [("llamacpp", True), ("vllm", False)])
+def test_a_served_llama_cpp_gets_the_compact_grammar(cache, monkeypatch, owned_by, grammar):
+    folder = native_dir(cache).with_name(f"llama.cpp-{SOURCE_VERSION}-grammar")
+    folder.mkdir(parents=True)
+    (folder / "json_schema_to_gbnf.py").write_text(
+        "def json_schema_to_gbnf(schema):\n    return 'root ::= \"fake\"'\n"
+    )
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    answer = {"next": "open(fridge)"}
+    with FakeOpenAIServer(responder=lambda *_: answer, owned_by=owned_by) as srv:
+        llm = make_llm(ModelConfig(provider="openai", base_url=srv.base_url))
+        result = llm.for_node("planner").call(Pick, "You plan.", "Get milk.", fallback=None)
+    assert result.ok and result.value == Pick(**answer)
+    body = srv.requests[0]
+    assert ("grammar" in body) is grammar
+    assert ("response_format" in body) is not grammar
+    if grammar:
+        assert body["grammar"] == 'root ::= "fake"'

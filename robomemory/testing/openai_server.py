@@ -119,8 +119,10 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         responder: Responder | None = None,
         port: int = 0,
+        owned_by: str = "fake",
     ):
         self.latency_s = latency_s
+        self.owned_by = owned_by  # what /models says of the model ("llamacpp" for llama.cpp)
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -221,7 +223,8 @@ def _handler_class(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") in ("/v1/models", "/models"):
-                self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                model = {"id": "fake", "object": "model", "owned_by": server.owned_by}
+                self._send(200, {"object": "list", "data": [model]})
             elif self.path.rstrip("/") in ("/health", "/v1/health"):
                 self._send(200, {"status": "ok"})
             else:
