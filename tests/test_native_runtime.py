@@ -29,6 +29,7 @@ from robomemory.native_runtime import (
     NativeModelServer,
     NativeRuntimeError,
     choose_runtime,
+    compact_gbnf,
     cpu_tag,
     find_llama_server,
     gbnf_converter,
@@ -241,3 +242,17 @@ def test_a_served_llama_cpp_gets_the_compact_grammar(cache, monkeypatch, owned_b
     assert ("response_format" in body) is not grammar
     if grammar:
         assert body["grammar"] == 'root ::= "fake"'
+
+
+def test_the_grammar_keeps_the_compact_separators_and_no_other_whitespace():
+    loose = "\n".join(
+        [
+            'root ::= "{" space a-kv "," space b-kv "}" space',
+            'a-kv ::= "\\"a\\"" space ":" space "[" space item ("," space item)? "]" space',
+            'space ::= " "?',
+        ]
+    )
+    tight = compact_gbnf(loose).splitlines()
+    assert tight[0] == 'root ::= "{" a-kv ", " b-kv "}" space'
+    assert tight[1] == 'a-kv ::= "\\"a\\"" ": " "[" item (", " item)? "]" space'
+    assert tight[2] == 'space ::= ""'
