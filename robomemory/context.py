@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema, model_validator
 
 from robomemory.config import AgentConfig
 from robomemory.core import Executor
@@ -74,19 +74,26 @@ class RunTuning(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_steps: int | None = Field(default=None, ge=1, le=10_000)
-    max_plan_len: int | None = Field(default=None, ge=1, le=50)
-    n_queries: int | None = Field(default=None, ge=1, le=8)
+    # Strict: true is no step count (a bool would pass as 1).
+    max_steps: StrictInt | None = Field(default=None, ge=1, le=10_000)
+    max_plan_len: StrictInt | None = Field(default=None, ge=1, le=50)
+    n_queries: StrictInt | None = Field(default=None, ge=1, le=8)
     ablate: tuple[RunAblation, ...] = ()
 
 
 ALLOWED = ", ".join([*RunTuning.model_fields])
 
 
+def _unlisted_properties(schema: dict[str, Any]) -> None:
+    """Name ``config`` as a pattern, not a property: the LangGraph API drops context keys its
+    schema's properties do not list, and an unknown key dropped would not be refused."""
+    schema["patternProperties"] = {f"^{k}$": v for k, v in schema.pop("properties").items()}
+
+
 class RunContext(BaseModel):
     """The JSON a server passes as a run's context: ``{"config": {"max_steps": 5}}``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_unlisted_properties)
 
     config: RunTuning = RunTuning()
 

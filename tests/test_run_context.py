@@ -110,3 +110,32 @@ def test_the_operator_must_name_the_game_to_serve():
         operator_settings({"ROBOMEMORY_MODEL_PROVIDER": "openai"})
     with pytest.raises(ValueError, match="robot id 'a/b' may use only"):
         operator_settings({"ROBOMEMORY_GAME": "cooking_1room", "ROBOMEMORY_ROBOT_ID": "a/b"})
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        {"model": {"base_url": "http://198.51.100.7/v1"}, "config": {"max_steps": 2}},
+        {"memory": {"data_dir": "/tmp/elsewhere"}},
+        {"configurable": {"robot_id": "another-robot"}},
+    ],
+    ids=["model", "memory", "configurable"],
+)
+def test_the_api_server_passes_unknown_top_level_keys_on_to_be_refused(context):
+    """The LangGraph API keeps only the context keys its schema's properties list (all keys
+    when it lists none: langgraph_api.stream._filter_context_by_schema); tests/test_studio.py
+    sends one through the real server."""
+    listed = build_graph(context_schema=RunContext).compile().get_context_jsonschema()
+    listed = listed.get("properties") or {}
+    passed = {k: v for k, v in context.items() if not listed or k in listed}
+    assert passed == context
+    with pytest.raises(ValidationError, match="a run's context may not set"):
+        RunContext.model_validate(passed)
+
+
+@pytest.mark.parametrize("field", ["max_steps", "max_plan_len", "n_queries"])
+@pytest.mark.parametrize("value", [True, 2.0, "2"])
+def test_a_run_tuning_takes_integers_only(field, value):
+    with pytest.raises(ValidationError, match=field):
+        RunContext.model_validate({"config": {field: value}})
+    assert getattr(RunContext.model_validate({"config": {field: 2}}).config, field) == 2
