@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from types import NoneType, UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -34,6 +36,24 @@ class StrictModel(BaseModel):
     """A configuration section: unknown fields, NaN/inf and invalid assignments are errors."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """``true`` is no number: pydantic would take it as 1 for an int or float field."""
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and _numeric(field.annotation):
+            raise ValueError(f"{value!r} is not a number")
+        return value
+
+
+def _numeric(annotation: Any) -> bool:
+    """An int or float field (optional or not) that takes no bool."""
+    if get_origin(annotation) in (Union, UnionType):
+        kinds = set(get_args(annotation)) - {NoneType}
+    else:
+        kinds = {annotation}
+    return bool(kinds) and kinds <= {int, float}
 
 
 def config_error_line(exc: ValidationError) -> str:
