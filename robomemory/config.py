@@ -32,6 +32,25 @@ def check_robot_id(robot_id: str) -> str:
     return robot_id
 
 
+THREAD_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+=@-]{0,199}")
+
+
+def check_thread_id(thread_id: str) -> str:
+    """A thread id names a checkpoint thread and a trace file: no path, bounded length."""
+    if not THREAD_ID_PATTERN.fullmatch(thread_id):
+        raise ValueError(
+            f"thread id {thread_id[:120]!r} may use only letters, digits and _ . : + = @ - "
+            "(1-200 characters, starting with a letter or digit; no path)"
+        )
+    return thread_id
+
+
+def robot_thread(robot_id: str, thread_id: str) -> str:
+    """The checkpoint thread of ``thread_id`` on robot ``robot_id``: robots never share one
+    (a robot id has no '/')."""
+    return f"{robot_id}/{check_thread_id(thread_id)}"
+
+
 class StrictModel(BaseModel):
     """A configuration section: unknown fields, NaN/inf and invalid assignments are errors."""
 

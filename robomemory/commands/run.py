@@ -13,7 +13,14 @@ from rich.markup import escape
 
 from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
-from robomemory.config import AgentConfig, ModelConfig, config_error_line, default_data_dir
+from robomemory.config import (
+    AgentConfig,
+    ModelConfig,
+    check_thread_id,
+    config_error_line,
+    default_data_dir,
+    robot_thread,
+)
 from robomemory.factory import build_checkpointer
 from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get_local_server
 from robomemory.locks import RobotBusyError, acquire_robot
@@ -156,8 +163,8 @@ def _fail(console: Console, message: str) -> int:
     return 2
 
 
-def _thread_config(thread: str) -> dict:
-    return {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+def _thread_config(robot_id: str, thread: str) -> dict:
+    return {"configurable": {"thread_id": robot_thread(robot_id, thread), "checkpoint_ns": ""}}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -170,8 +177,12 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as exc:  # bad input: say what, not a traceback
         return _fail(console, str(exc))
     thread = args.thread or uuid.uuid4().hex[:12]
+    try:  # it names the trace file too: never a path out of the data folder
+        check_thread_id(thread)
+    except ValueError as exc:
+        return _fail(console, str(exc))
     checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
-    if args.resume and checkpointer.get_tuple(_thread_config(thread)) is None:
+    if args.resume and checkpointer.get_tuple(_thread_config(cfg.robot_id, thread)) is None:
         # before the model is loaded: an unknown thread must not cost a model start
         return _fail(console, f"no checkpoint for thread {thread!r}")
     try:

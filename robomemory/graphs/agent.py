@@ -12,7 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
-from robomemory.config import AgentConfig
+from robomemory.config import AgentConfig, check_thread_id, robot_thread
 from robomemory.context import AgentContext
 from robomemory.core import Action, Executor, Replayable
 from robomemory.episode import EpisodeResult, EventHandler
@@ -23,9 +23,19 @@ from robomemory.memory.system import MemorySystem
 from robomemory.nodes.start import recall_routes
 from robomemory.structured import StructuredLLM
 
-__all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpointer"]
+__all__ = [
+    "EpisodeIdError",
+    "EpisodeResult",
+    "RoboMemoryAgent",
+    "build_agent",
+    "sqlite_checkpointer",
+]
 
 StartHandler = Callable[[str], None]
+
+
+class EpisodeIdError(ValueError):
+    """A caller's episode id that an earlier run used: stores key episodes by id alone."""
 
 
 class RoboMemoryAgent:
@@ -52,8 +62,29 @@ class RoboMemoryAgent:
         self.close()
 
     def _config(self, thread_id: str) -> dict:
+        """The LangGraph config of ``thread_id``: its checkpoint thread is this robot's own."""
         limit = self.context.config.max_steps * 12 + 50
-        return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
+        thread = robot_thread(self.context.config.robot_id, thread_id)
+        return {"configurable": {"thread_id": thread}, "recursion_limit": limit}
+
+    def _claim_episode(self, thread_id: str, episode_id: str | None, fresh: bool) -> str:
+        """An episode id no other run used: a caller's that was used is refused; the default
+        (the thread id) gets the first free suffix (``T-2``, ``T-3``, ...)."""
+        robot = self.context.config.robot_id
+        log = self.context.memory.episodes
+        wanted = episode_id or thread_id
+        for n in range(1, 10_000):
+            candidate = wanted if n == 1 else f"{wanted}-{n}"
+            claimed, owner, owner_thread = log.claim(candidate, robot, thread_id)
+            # the same thread's claim stands when its run never checkpointed (nothing started)
+            if claimed or (fresh and (owner, owner_thread) == (robot, thread_id)):
+                return candidate
+            if episode_id is not None:
+                raise EpisodeIdError(
+                    f"episode id {episode_id!r} is already used (robot {owner}, thread "
+                    f"{owner_thread}): an episode id names one run; choose a new one"
+                )
+        raise EpisodeIdError(f"no free episode id for thread {thread_id!r}")
 
     def run(
         self,
@@ -69,13 +100,14 @@ class RoboMemoryAgent:
 
         ``on_event(node, update)`` follows each node's state update; ``on_start(node)`` is
         called when a node begins (LangGraph's ``tasks`` stream), e.g. for a live label."""
-        thread_id = thread_id or uuid.uuid4().hex[:12]
+        thread_id = check_thread_id(thread_id or uuid.uuid4().hex[:12])
         config = self._config(thread_id)
         if resume:
             self._restore_world(config)
             inputs = None
         else:
-            inputs = {"handles": {"episode_id": episode_id or thread_id}}
+            fresh = not self.graph.get_state(config).values
+            inputs = {"handles": {"episode_id": self._claim_episode(thread_id, episode_id, fresh)}}
             if task:
                 inputs["task"] = task
         started = time.perf_counter()

@@ -29,6 +29,11 @@ CREATE TABLE IF NOT EXISTS spatial (
   stats TEXT NOT NULL,
   PRIMARY KEY (episode_id, step)
 );
+CREATE TABLE IF NOT EXISTS episodes (
+  episode_id TEXT PRIMARY KEY,
+  robot_id TEXT NOT NULL,
+  thread_id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS retrieved (
   episode_id TEXT NOT NULL,
   item_id TEXT NOT NULL,
@@ -49,6 +54,19 @@ class EpisodeLog:
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
+
+    def claim(self, episode_id: str, robot_id: str, thread_id: str) -> tuple[bool, str, str]:
+        """Claim ``episode_id`` for one robot's thread, atomically: (claimed now, owner robot,
+        owner thread). Every store keys an episode by its id alone, so an id names one run."""
+        with self._lock, self._db:
+            inserted = self._db.execute(
+                "INSERT OR IGNORE INTO episodes VALUES (?, ?, ?)",
+                (episode_id, robot_id, thread_id),
+            ).rowcount
+            owner = self._db.execute(
+                "SELECT robot_id, thread_id FROM episodes WHERE episode_id = ?", (episode_id,)
+            ).fetchone()
+        return bool(inserted), owner[0], owner[1]
 
     def record_step(self, episode_id: str, record: StepRecord) -> None:
         """Store one step's record (replacing a record of the same step)."""
