@@ -153,6 +153,9 @@ class LongTermConfig(StrictModel):
     semantic_action_n: int = Field(default=2, ge=0, description="N_s: action-level insights.")
     semantic_task_n: int = Field(default=2, ge=0, description="N_t: task-level insights.")
     episodic_n: int = Field(default=5, ge=0, description="Episodes retrieved.")
+    max_item_chars: int = Field(
+        default=600, ge=50, le=20_000, description="One long-term item (longer ones are cut)."
+    )
 
 
 class UtilityConfig(StrictModel):
@@ -212,6 +215,16 @@ class AgentConfig(StrictModel):
         "ranked first (None: all).",
     )
     critic_enabled: bool = True
+    # Bounds on what enters state, checkpoints, memory and prompts from outside (a world, a
+    # caller): longer texts are cut, more images or names are left out.
+    max_task_chars: int = Field(default=2_000, ge=100, le=100_000, description="Task text.")
+    max_text_chars: int = Field(
+        default=8_000, ge=200, le=1_000_000, description="One observation or action result."
+    )
+    max_images: int = Field(default=4, ge=0, le=64, description="Images of one observation.")
+    max_image_chars: int = Field(
+        default=4_000_000, ge=1_000, le=64_000_000, description="One image's data URL."
+    )
     robot_id: str = Field(default="default", description="Whose memories: [A-Za-z0-9_-].")
 
     def plan_exactly(self, n: int) -> None:

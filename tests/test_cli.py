@@ -99,6 +99,7 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path):
         (["run", "--game", "no_such_game"], "no bundled game 'no_such_game'"),
         (["run", "--ablate", "wings"], "unknown ablation 'wings'"),
         (["run", "--plan-len", "0"], "max_plan_len: Input should be greater than or equal to 1"),
+        (["run", "--thread", "../x"], "thread id '../x' may use only"),
     ):
         proc = _cli(args, env)
         out, _ = proc.communicate(timeout=120)

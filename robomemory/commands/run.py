@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import uuid
 from pathlib import Path
@@ -124,7 +125,11 @@ def world_of(args: argparse.Namespace) -> str | None:
     if args.world:
         return args.world
     if args.env == "textworld" and args.game:
-        return Path(args.game).stem
+        path = Path(args.game).expanduser()
+        if not path.is_file():  # a bundled game's name
+            return args.game
+        # a file: its name and its content, so siteA/tw.z8 and siteB/tw.z8 keep two maps
+        return f"{path.stem}@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
     return None
 
 

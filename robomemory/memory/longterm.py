@@ -21,6 +21,7 @@ from typing import Literal
 from langchain_core.embeddings import Embeddings
 
 from robomemory.config import MemoryConfig
+from robomemory.core import clip
 from robomemory.memory import mem0
 from robomemory.memory.base import RetrievedItem
 from robomemory.memory.history import MemoryHistory
@@ -172,7 +173,7 @@ class LongTermMemory:
 
     def _plan(self, item: NewItem, idx: int, episode_id: str, llm: NodeLLM) -> Plan:
         """Gather what the pure Mem0 rules need (store reads, one model call) and plan."""
-        text = item.text.strip()
+        text = clip(item.text.strip(), self.cfg.longterm.max_item_chars)
         add_id = point_id(self.collection, episode_id, str(idx))
         duplicate = bool(text) and self.store.find_hash(content_hash(text)) is not None
         existing: list[Existing] = []
