@@ -15,6 +15,7 @@ Environment read by :func:`operator_settings` (Studio / a served graph):
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,8 +84,28 @@ def postgres_checkpointer(url: str) -> BaseCheckpointSaver:
         ) from exc
     conn = Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
     saver = PostgresSaver(conn)
-    saver.setup()
+    # setup() creates the tables and records its migrations unguarded: robots starting at once
+    # on a fresh database deadlock or collide on the migrations table. One at a time, then.
+    # Polled, not waited on: a session waiting in pg_advisory_lock holds a snapshot, and the
+    # setup's CREATE INDEX CONCURRENTLY waits for it, a deadlock.
+    while not _try_lock(conn):
+        time.sleep(0.05)
+    try:
+        saver.setup()
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
     return saver
+
+
+# The advisory lock key that serializes checkpoint-table setup across a fleet ("rbmm").
+SETUP_LOCK = 0x72626D6D
+
+
+def _try_lock(conn: Any) -> bool:
+    """Take the setup lock if free (a statement that ends at once, holding no snapshot)."""
+    return bool(
+        conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (SETUP_LOCK,)).fetchone()["held"]
+    )
 
 
 def build_context(

@@ -124,3 +124,48 @@ def test_two_robots_share_one_database_at_once(pg_url, tmp_path):
         assert "finished task-1 success=True" in out
     for name in robots:
         assert _thread(pg_url, name, f"{name}-task-1")["step"] == STEPS
+
+
+STARTER = """
+import sys
+from robomemory.factory import build_checkpointer
+print("loaded", flush=True)
+sys.stdin.readline()  # go: the four set up the tables at the same moment
+saver = build_checkpointer(sys.argv[1], "/nonexistent")
+saver.conn.close()
+print("ready")
+"""
+
+
+def test_four_robots_start_at_once_on_a_fresh_database(pg_url):
+    """PostgresSaver.setup() is serialized (an advisory lock): no deadlock, no duplicate key."""
+    import psycopg
+
+    failures = []
+    for attempt in range(5):
+        name = f"fresh_{attempt}"
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(f"CREATE DATABASE {name}")
+        url = pg_url.rsplit("/", 1)[0] + f"/{name}"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", STARTER, url],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=ENV,
+                cwd=ROOT,
+            )
+            for _ in range(4)
+        ]
+        for proc in procs:
+            assert proc.stdout.readline().strip() == "loaded", proc.stderr.read()
+        for proc in procs:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            if proc.returncode != 0 or out.strip() != "ready":
+                failures.append(f"db {name}: {err.strip().splitlines()[-3:]}")
+    assert not failures, failures
