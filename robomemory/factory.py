@@ -14,7 +14,6 @@ Environment read by :func:`operator_settings` (Studio / a served graph):
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from robomemory.config import AgentConfig, ModelConfig, config_error_line
 from robomemory.context import AgentContext, MissingClientError
 from robomemory.core import Executor
 from robomemory.locks import acquire_robot
+from robomemory.memory.damage import checked_sqlite
 from robomemory.memory.system import MemorySystem
 from robomemory.models import make_embedder, make_llm
 from robomemory.structured import StructuredLLM
@@ -69,7 +69,8 @@ def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
     """A SqliteSaver on a file (its folder is created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+    remedy = "restore it from a backup; moved aside, unfinished runs cannot be resumed"
+    return SqliteSaver(checked_sqlite(path, "checkpoint database", remedy))
 
 
 def postgres_checkpointer(url: str) -> BaseCheckpointSaver:

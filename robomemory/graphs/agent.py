@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from robomemory.episode import EpisodeResult, EventHandler
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.locks import lock_path, release_robot
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.system import MemorySystem
 from robomemory.nodes.start import recall_routes
 from robomemory.structured import StructuredLLM
@@ -67,6 +69,19 @@ class RoboMemoryAgent:
         thread = robot_thread(self.context.config.robot_id, thread_id)
         return {"configurable": {"thread_id": thread}, "recursion_limit": limit}
 
+    def _check_not_lost(self, thread_id: str) -> None:
+        """Refuse a thread this robot ran whose checkpoints are gone (a damaged or replaced
+        checkpoint database): starting it afresh would replay a finished episode."""
+        robot = self.context.config.robot_id
+        ran = self.context.memory.episodes.checkpointed(robot, thread_id)
+        if ran:
+            raise DamagedStoreError(
+                f"the checkpoints ({_checkpoint_place(self.graph.checkpointer)}) have no "
+                f"checkpoint of thread {thread_id!r}, which robot {robot} ran (episode "
+                f"{ran[-1]}): they were damaged or replaced; restore them from a backup, or "
+                "run under a new thread id"
+            )
+
     def _claim_episode(self, thread_id: str, episode_id: str | None, fresh: bool) -> str:
         """An episode id no other run used: a caller's that was used is refused; the default
         (the thread id) gets the first free suffix (``T-2``, ``T-3``, ...)."""
@@ -107,7 +122,10 @@ class RoboMemoryAgent:
             inputs = None
         else:
             fresh = not self.graph.get_state(config).values
-            inputs = {"handles": {"episode_id": self._claim_episode(thread_id, episode_id, fresh)}}
+            if fresh:
+                self._check_not_lost(thread_id)
+            claimed = self._claim_episode(thread_id, episode_id, fresh)
+            inputs = {"handles": {"episode_id": claimed}}
             if task:
                 inputs["task"] = clip(task, self.context.config.max_task_chars)
         started = time.perf_counter()
@@ -115,6 +133,7 @@ class RoboMemoryAgent:
         # LangGraph's default ("async") the graph can run ahead of a lagging checkpoint writer,
         # and a kill -9 then loses steps (and world actions) that already happened.
         modes = ["updates", "tasks"] if on_start is not None else ["updates"]
+        marked = False
         for mode, chunk in self.graph.stream(
             inputs, config, context=self.context, stream_mode=modes, durability="sync"
         ):
@@ -122,6 +141,9 @@ class RoboMemoryAgent:
                 if "input" in chunk and on_start is not None:  # a start, not a result
                     on_start(chunk["name"])
                 continue
+            if inputs is not None and not marked:  # the run has checkpoints by its first step
+                self.context.memory.episodes.mark_checkpointed(inputs["handles"]["episode_id"])
+                marked = True
             for node, update in chunk.items():
                 if on_event is not None and isinstance(update, dict):
                     on_event(node, update)
@@ -168,6 +190,16 @@ class RoboMemoryAgent:
             spatial_stats=log.spatial_stats(episode_id),
             consolidation=values.get("consolidation") or {},
         )
+
+
+def _checkpoint_place(saver: object) -> str:
+    """Where a checkpointer keeps its checkpoints, for a message: a SQLite file, or its kind."""
+    conn = getattr(saver, "conn", None)
+    if isinstance(conn, sqlite3.Connection):
+        rows = conn.execute("PRAGMA database_list").fetchall()
+        if rows and rows[0][2]:
+            return str(rows[0][2])
+    return type(saver).__name__
 
 
 def build_agent(

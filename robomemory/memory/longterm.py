@@ -24,6 +24,7 @@ from robomemory.config import MemoryConfig
 from robomemory.core import clip
 from robomemory.memory import mem0
 from robomemory.memory.base import RetrievedItem
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.mem0 import AddOp, DeleteOp, Existing, Plan, UpdateOp, content_hash
 from robomemory.memory.stores.vector_store import (
@@ -50,6 +51,12 @@ class NewItem:
 
     text: str
     level: str | None = None  # semantic: "action" | "task"; episodic: None
+
+
+STORE_REMEDY = (
+    "restore the folder from a backup; to start this memory over, move the folder and the "
+    "history database aside"
+)
 
 
 class LongTermMemory:
@@ -138,6 +145,26 @@ class LongTermMemory:
             score=round(c.score, 6),
             visits=int(c.meta.get("visits", 0)),
         )
+
+    def verify(self, probe: list[float]) -> None:
+        """Refuse a store that lost items its history holds, or that its engine cannot search
+        (a damaged shard): it is never used with fewer items. ``probe``: any query vector."""
+        expected = self.history.live_items(self.collection)
+        where = getattr(self.store, "path", self.collection)
+        try:
+            held = set(self.store.get(sorted(expected))) if expected else set()
+            self.store.search([Search(probe, CONTENT, 1, None, None)])
+            self.store.search([Search(probe, INTENT, 1, None, None)])
+        except Exception as exc:  # the engine raises bare Exception: said, by name, not used
+            raise DamagedStoreError(
+                f"long-term store {where} is damaged ({' '.join(str(exc).split())[:200]}): "
+                f"{STORE_REMEDY}"
+            ) from exc
+        if expected - held:
+            raise DamagedStoreError(
+                f"long-term store {where} is damaged: it holds {len(expected & held)} of the "
+                f"{len(expected)} items {self.history.path} records: {STORE_REMEDY}"
+            )
 
     # ---- Mem0 update -------------------------------------------------------------------
     def add_items(
