@@ -9,10 +9,13 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory import build_agent
 from robomemory.config import AgentConfig
+from robomemory.eval.baselines import BaselineAgent
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
 from robomemory.memory.base import WORLD_KEY_CHARS, MemoryHandles, world_key
 from robomemory.memory.system import MemorySystem
-from robomemory.testing import message_text, scripted_llm
+from robomemory.structured import StructuredLLM
+from robomemory.testing import ScriptedChatModel, message_text, scripted_llm
+from robomemory.testing.openai_server import minimal_instance
 
 BIG = 2_000_000
 
@@ -98,3 +101,18 @@ def test_run_names_a_game_files_world_by_its_content(tmp_path, site):
     assert world_of(Namespace(world=None, env="textworld", game="cooking_1room")) == (
         "cooking_1room"
     )
+
+
+@pytest.mark.parametrize("kind", ["react", "fullctx"])
+def test_the_baselines_prompts_are_bounded_too(kind):
+    prompts: list[str] = []
+
+    def answer(schema, messages):
+        prompts.append(message_text(messages))
+        return minimal_instance(schema.model_json_schema())
+
+    cfg = AgentConfig(robot_id="big-bot", max_steps=3)
+    world = HugeWorld(TextWorldExecutor(bundled_game("cooking_1room")))
+    llm = StructuredLLM(ScriptedChatModel(responder=answer, calls=[]), max_retries=0)
+    BaselineAgent(kind, cfg, world, llm).run()  # 2 MB observations and answers
+    assert prompts and max(len(p) for p in prompts) < 8 * cfg.max_text_chars
