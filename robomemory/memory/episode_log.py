@@ -3,7 +3,8 @@
 Checkpoints hold the state as it is now; a record that only grows (every step's action, plan,
 critic verdict and candidates; the memories retrieved; the spatial update statistics) would make
 every checkpoint write grow with the episode. It lives here instead, one SQLite row per step,
-written idempotently: a node re-run after a crash rewrites the same row.
+written idempotently: a node re-run after a crash rewrites the same row. The ``episodes``
+table claims each episode id for one robot's thread (every store keys episodes by id alone).
 """
 
 from __future__ import annotations
