@@ -66,7 +66,7 @@ class Observation(BaseModel):
 
 
 class TextLimits(NamedTuple):
-    """Bounds on what a world returns (``AgentConfig.limits()`` gives the configured ones)."""
+    """Bounds on what a world returns (``nodes.common.text_limits`` gives the configured ones)."""
 
     text_chars: int = 8_000
     name_chars: int = 100

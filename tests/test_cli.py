@@ -104,3 +104,21 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path):
         proc = _cli(args, env)
         out, _ = proc.communicate(timeout=120)
         assert proc.returncode == 2 and expected in out and "Traceback" not in out, out
+
+
+def test_a_damaged_store_is_one_line_naming_it(tmp_path):
+    data = tmp_path / "data"
+    memory = data / "memory"
+    memory.mkdir(parents=True)
+    garbage = b"SQLite format 3\x00" + os.urandom(8192)
+    with FakeOpenAIServer(latency_s=0.0) as model:
+        env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
+        base = ["run", "--model", "openai", "--base-url", model.base_url, "--data", str(data)]
+        for name in ("checkpoints.sqlite", "history.sqlite3"):
+            (memory / name).write_bytes(garbage)
+            proc = _cli([*base, "--max-steps", "1"], env)
+            out, _ = proc.communicate(timeout=300)
+            assert proc.returncode == 2 and "Traceback" not in out, out
+            assert f"{memory / name} is damaged" in " ".join(out.split()), out
+            (memory / name).unlink()
+        assert not model.requests

@@ -22,9 +22,11 @@ from robomemory.config import (
     default_data_dir,
     robot_thread,
 )
+from robomemory.episode import EpisodeIdError
 from robomemory.factory import build_checkpointer
 from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get_local_server
 from robomemory.locks import RobotBusyError, acquire_robot
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.models import ModelConfigError
 
 
@@ -186,7 +188,10 @@ def main(args: argparse.Namespace) -> int:
         check_thread_id(thread)
     except ValueError as exc:
         return _fail(console, str(exc))
-    checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
+    try:
+        checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
+    except DamagedStoreError as exc:
+        return _fail(console, str(exc))
     if args.resume and checkpointer.get_tuple(_thread_config(cfg.robot_id, thread)) is None:
         # before the model is loaded: an unknown thread must not cost a model start
         return _fail(console, f"no checkpoint for thread {thread!r}")
@@ -213,6 +218,9 @@ def main(args: argparse.Namespace) -> int:
         executor.close()
         console.print(f"[red]{exc}[/red]", soft_wrap=True)
         return 2
+    except DamagedStoreError as exc:  # one line naming the file and what to do
+        executor.close()
+        return _fail(console, str(exc))
     try:
         recorder = TraceRecorder(agent.context.memory.spatial)
 
@@ -231,6 +239,8 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted; resume with --thread {thread} --resume[/yellow]")
         return 130
+    except (DamagedStoreError, EpisodeIdError) as exc:  # refused before the run started
+        return _fail(console, str(exc))
     except Exception:
         console.print(f"[red]run failed; resume with --thread {thread} --resume[/red]")
         raise

@@ -16,7 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from robomemory.config import AgentConfig, check_thread_id, robot_thread
 from robomemory.context import AgentContext
 from robomemory.core import Action, Executor, Replayable, clip
-from robomemory.episode import EpisodeResult, EventHandler
+from robomemory.episode import EpisodeIdError, EpisodeResult, EventHandler
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.locks import lock_path, release_robot
@@ -34,10 +34,6 @@ __all__ = [
 ]
 
 StartHandler = Callable[[str], None]
-
-
-class EpisodeIdError(ValueError):
-    """A caller's episode id that an earlier run used: stores key episodes by id alone."""
 
 
 class RoboMemoryAgent:
