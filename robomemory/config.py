@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from types import NoneType, UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -30,10 +32,47 @@ def check_robot_id(robot_id: str) -> str:
     return robot_id
 
 
+THREAD_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+=@-]{0,199}")
+
+
+def check_thread_id(thread_id: str) -> str:
+    """A thread id names a checkpoint thread and a trace file: no path, bounded length."""
+    if not THREAD_ID_PATTERN.fullmatch(thread_id):
+        raise ValueError(
+            f"thread id {thread_id[:120]!r} may use only letters, digits and _ . : + = @ - "
+            "(1-200 characters, starting with a letter or digit; no path)"
+        )
+    return thread_id
+
+
+def robot_thread(robot_id: str, thread_id: str) -> str:
+    """The checkpoint thread of ``thread_id`` on robot ``robot_id``: robots never share one
+    (a robot id has no '/')."""
+    return f"{robot_id}/{check_thread_id(thread_id)}"
+
+
 class StrictModel(BaseModel):
     """A configuration section: unknown fields, NaN/inf and invalid assignments are errors."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """``true`` is no number: pydantic would take it as 1 for an int or float field."""
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and _numeric(field.annotation):
+            raise ValueError(f"{value!r} is not a number")
+        return value
+
+
+def _numeric(annotation: Any) -> bool:
+    """An int or float field (optional or not) that takes no bool."""
+    if get_origin(annotation) in (Union, UnionType):
+        kinds = set(get_args(annotation)) - {NoneType}
+    else:
+        kinds = {annotation}
+    return bool(kinds) and kinds <= {int, float}
 
 
 def config_error_line(exc: ValidationError) -> str:
@@ -124,6 +163,9 @@ class LongTermConfig(StrictModel):
     semantic_action_n: int = Field(default=2, ge=0, description="N_s: action-level insights.")
     semantic_task_n: int = Field(default=2, ge=0, description="N_t: task-level insights.")
     episodic_n: int = Field(default=5, ge=0, description="Episodes retrieved.")
+    max_item_chars: int = Field(
+        default=600, ge=50, le=20_000, description="One long-term item (longer ones are cut)."
+    )
 
 
 class UtilityConfig(StrictModel):
@@ -183,6 +225,16 @@ class AgentConfig(StrictModel):
         "ranked first (None: all).",
     )
     critic_enabled: bool = True
+    # Bounds on what enters state, checkpoints, memory and prompts from outside (a world, a
+    # caller): longer texts are cut, more images or names are left out.
+    max_task_chars: int = Field(default=2_000, ge=100, le=100_000, description="Task text.")
+    max_text_chars: int = Field(
+        default=8_000, ge=200, le=1_000_000, description="One observation or action result."
+    )
+    max_images: int = Field(default=4, ge=0, le=64, description="Images of one observation.")
+    max_image_chars: int = Field(
+        default=4_000_000, ge=1_000, le=64_000_000, description="One image's data URL."
+    )
     robot_id: str = Field(default="default", description="Whose memories: [A-Za-z0-9_-].")
 
     def plan_exactly(self, n: int) -> None:

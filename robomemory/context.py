@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema, model_validator
 
 from robomemory.config import AgentConfig
 from robomemory.core import Executor
@@ -74,27 +74,31 @@ class RunTuning(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_steps: int | None = Field(default=None, ge=1, le=10_000)
-    max_plan_len: int | None = Field(default=None, ge=1, le=50)
-    n_queries: int | None = Field(default=None, ge=1, le=8)
+    # Strict: true is no step count (a bool would pass as 1).
+    max_steps: StrictInt | None = Field(default=None, ge=1, le=10_000)
+    max_plan_len: StrictInt | None = Field(default=None, ge=1, le=50)
+    n_queries: StrictInt | None = Field(default=None, ge=1, le=8)
     ablate: tuple[RunAblation, ...] = ()
 
 
 ALLOWED = ", ".join([*RunTuning.model_fields])
 
 
-def _flat_properties(schema: dict[str, Any]) -> None:
-    """List the tunings at the top level too: a server drops context keys its schema lacks."""
+def _unlisted_properties(schema: dict[str, Any]) -> None:
+    """Name ``config`` and the flat tunings as patterns, not properties: the LangGraph API drops
+    context keys its schema's properties do not list, and an unknown key dropped would not be
+    refused."""
     flat = RunTuning.model_json_schema()
     schema.setdefault("$defs", {}).update(flat.get("$defs", {}))
-    schema["properties"] = {**flat["properties"], **schema.get("properties", {})}
+    props = {**flat["properties"], **schema.pop("properties", {})}
+    schema["patternProperties"] = {f"^{k}$": v for k, v in props.items()}
 
 
 class RunContext(BaseModel):
     """The JSON a server passes as a run's context: ``{"config": {"max_steps": 5}}``, or the
     same tunings flat (``{"max_steps": 5}``), as Studio's context form sends them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_flat_properties)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_unlisted_properties)
 
     config: RunTuning = RunTuning()
 

@@ -55,6 +55,30 @@ class Observation(BaseModel):
         "(grounds perception: the extractor may only name what is really there).",
     )
 
+    def bounded(self, limits: TextLimits) -> Observation:
+        """This observation within ``limits``: what state, checkpoints and prompts may take."""
+        name = limits.name_chars
+        images = [u for u in self.images if len(u) <= limits.image_chars][: limits.images]
+        return self.model_copy(
+            update={
+                "text": clip(self.text, limits.text_chars),
+                "images": images,
+                "place": clip(self.place, name) if self.place is not None else None,
+                "holding": [clip(n, name) for n in self.holding[: limits.names]],
+                "names": [clip(n, name) for n in self.names[: limits.names]],
+            }
+        )
+
+
+class TextLimits(NamedTuple):
+    """Bounds on what a world returns (``nodes.common.text_limits`` gives the configured ones)."""
+
+    text_chars: int = 8_000
+    name_chars: int = 100
+    names: int = 100
+    image_chars: int = 4_000_000
+    images: int = 4
+
 
 class Action(BaseModel):
     """One high-level action of the action API (paper Table 4), e.g. pick_up(apple)."""
@@ -64,6 +88,14 @@ class Action(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.verb}({', '.join(self.args)})"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, marked where it was cut."""
+    if len(text) <= limit:
+        return text
+    mark = " [cut]"
+    return text[: max(limit - len(mark), 0)] + mark
 
 
 class ActionResult(BaseModel):
@@ -81,6 +113,19 @@ class ActionResult(BaseModel):
     def ok(self) -> bool:
         """Whether the action succeeded."""
         return self.outcome == Outcome.SUCCEEDED
+
+    def bounded(self, limits: TextLimits) -> ActionResult:
+        """This result within ``limits``; ``details`` too large for them are left out."""
+        details = self.details
+        if len(repr(details)) > limits.text_chars:
+            details = {"left_out": f"details over {limits.text_chars} characters"}
+        return self.model_copy(
+            update={
+                "message": clip(self.message, limits.text_chars),
+                "observation": self.observation.bounded(limits),
+                "details": details,
+            }
+        )
 
 
 class VerbSpec(BaseModel):

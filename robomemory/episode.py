@@ -22,6 +22,10 @@ EndReason = Literal["task_complete", "won", "lost", "env_done", "max_steps"]
 EventHandler = Callable[[str, dict[str, Any]], None]
 
 
+class EpisodeIdError(ValueError):
+    """A caller's episode id that an earlier run used: stores key episodes by id alone."""
+
+
 class TrajectoryStep(TypedDict):
     """The compact record of one executed action (the state's window, the baselines)."""
 

@@ -14,7 +14,7 @@ Environment read by :func:`operator_settings` (Studio / a served graph):
 
 from __future__ import annotations
 
-import sqlite3
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from robomemory.config import AgentConfig, ModelConfig, config_error_line
 from robomemory.context import AgentContext, MissingClientError
 from robomemory.core import Executor
 from robomemory.locks import acquire_robot
+from robomemory.memory.damage import checked_sqlite
 from robomemory.memory.system import MemorySystem
 from robomemory.models import make_embedder, make_llm
 from robomemory.structured import StructuredLLM
@@ -68,7 +69,8 @@ def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
     """A SqliteSaver on a file (its folder is created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+    remedy = "restore it from a backup; moved aside, unfinished runs cannot be resumed"
+    return SqliteSaver(checked_sqlite(path, "checkpoint database", remedy))
 
 
 def postgres_checkpointer(url: str) -> BaseCheckpointSaver:
@@ -83,8 +85,28 @@ def postgres_checkpointer(url: str) -> BaseCheckpointSaver:
         ) from exc
     conn = Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
     saver = PostgresSaver(conn)
-    saver.setup()
+    # setup() creates the tables and records its migrations unguarded: robots starting at once
+    # on a fresh database deadlock or collide on the migrations table. One at a time, then.
+    # Polled, not waited on: a session waiting in pg_advisory_lock holds a snapshot, and the
+    # setup's CREATE INDEX CONCURRENTLY waits for it, a deadlock.
+    while not _try_lock(conn):
+        time.sleep(0.05)
+    try:
+        saver.setup()
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
     return saver
+
+
+# The advisory lock key that serializes checkpoint-table setup across a fleet ("rbmm").
+SETUP_LOCK = 0x72626D6D
+
+
+def _try_lock(conn: Any) -> bool:
+    """Take the setup lock if free (a statement that ends at once, holding no snapshot)."""
+    return bool(
+        conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (SETUP_LOCK,)).fetchone()["held"]
+    )
 
 
 def build_context(

@@ -34,7 +34,53 @@ RETRYABLE = (
     ValueError,
     TimeoutError,
     ConnectionError,
+    RecursionError,  # an answer nested deeper than a JSON parser goes: unparseable
 )
+
+# Deeper than any response schema nests; a deeper answer is refused before a parser recurses.
+MAX_ANSWER_DEPTH = 32
+
+
+class AnswerError(ValueError):
+    """A model answer that no schema could take: nested too deeply, or beyond the parser."""
+
+
+def json_depth(text: str, limit: int = MAX_ANSWER_DEPTH) -> int:
+    """How deeply ``text``'s JSON arrays and objects nest (strings skipped); stops past
+    ``limit``, so a hostile answer costs one scan."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_answer(schema: type[T], text: str) -> T:
+    """``text`` validated as ``schema``: the one parse of a model answer (every schema, every
+    path); too deep an answer raises ``AnswerError`` like any other invalid answer."""
+    depth = json_depth(text)
+    if depth > MAX_ANSWER_DEPTH:
+        raise AnswerError(f"answer nested more than {MAX_ANSWER_DEPTH} deep")
+    try:
+        return schema.model_validate_json(text)
+    except RecursionError:
+        raise AnswerError("answer nested too deeply to parse") from None
 
 
 @dataclass
@@ -299,8 +345,8 @@ def _grammar_runnable(model: BaseChatModel, schema: type[BaseModel], grammar: st
 
     def parse(raw: BaseMessage) -> dict[str, Any]:
         try:
-            return {"raw": raw, "parsed": schema.model_validate_json(str(raw.content))}
-        except ValidationError as exc:
+            return {"raw": raw, "parsed": parse_answer(schema, str(raw.content))}
+        except (ValidationError, ValueError) as exc:
             return {"raw": raw, "parsed": None, "parsing_error": exc}
 
     return bound | RunnableLambda(parse)

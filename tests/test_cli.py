@@ -99,6 +99,7 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path):
         (["run", "--game", "no_such_game"], "no bundled game 'no_such_game'"),
         (["run", "--ablate", "wings"], "unknown ablation 'wings'"),
         (["run", "--plan-len", "0"], "max_plan_len: Input should be greater than or equal to 1"),
+        (["run", "--thread", "../x"], "thread id '../x' may use only"),
     ):
         proc = _cli(args, env)
         out, _ = proc.communicate(timeout=120)
@@ -124,3 +125,21 @@ def test_version_and_one_robot_flag_name_across_commands(capsys):
         parser.parse_args(["run", "--help"])
     shown = capsys.readouterr().out
     assert "--robot ROBOT" in shown and "--robot-id" not in shown  # hidden alias
+
+
+def test_a_damaged_store_is_one_line_naming_it(tmp_path):
+    data = tmp_path / "data"
+    memory = data / "memory"
+    memory.mkdir(parents=True)
+    garbage = b"SQLite format 3\x00" + os.urandom(8192)
+    with FakeOpenAIServer(latency_s=0.0) as model:
+        env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
+        base = ["run", "--model", "openai", "--base-url", model.base_url, "--data", str(data)]
+        for name in ("checkpoints.sqlite", "history.sqlite3"):
+            (memory / name).write_bytes(garbage)
+            proc = _cli([*base, "--max-steps", "1"], env)
+            out, _ = proc.communicate(timeout=300)
+            assert proc.returncode == 2 and "Traceback" not in out, out
+            assert f"{memory / name} is damaged" in " ".join(out.split()), out
+            (memory / name).unlink()
+        assert not model.requests

@@ -101,3 +101,12 @@ def test_resuming_an_unknown_thread_fails_fast_with_one_line(tmp_path, capsys, m
     out = capsys.readouterr()
     lines = [line for line in (out.out + out.err).splitlines() if line.strip()]
     assert code == 2 and lines == ["no checkpoint for thread 'nope'"]
+
+
+@pytest.mark.parametrize("field", ["max_steps", "max_plan_len", "n_queries", "max_candidates"])
+def test_true_is_no_number(field):
+    with pytest.raises(ValidationError, match="True is not a number"):
+        AgentConfig(**{field: True})
+    with pytest.raises(ValidationError):
+        AgentConfig().model_copy().__setattr__(field, False)
+    assert getattr(AgentConfig(**{field: 3}), field) == 3

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,25 @@ def _bad_games(folder: Path) -> dict[str, Path]:
         path.write_bytes(data)
         path.with_suffix(".json").write_text(GOOD.with_suffix(".json").read_text())
         games[name] = path
+    garbage_code = bytearray(story)  # header kept, story code garbage, checksum made right
+    rng = random.Random(0)
+    length = int.from_bytes(story[0x1A:0x1C], "big") * 8
+    garbage_code[64:] = bytes(rng.randrange(256) for _ in range(len(story) - 64))
+    garbage_code[0x1C:0x1E] = (sum(garbage_code[64:length]) % 0x10000).to_bytes(2, "big")
+    stories["garbage-code"] = bytes(garbage_code)
+    for name in ("garbage-code",):
+        path = folder / f"{name}.z8"
+        path.write_bytes(stories[name])
+        path.with_suffix(".json").write_text(GOOD.with_suffix(".json").read_text())
+        games[name] = path
+    empty_json = folder / "emptyjson.z8"
+    empty_json.write_bytes(story)
+    empty_json.with_suffix(".json").write_text("{}")
+    games["empty-json"] = empty_json
+    fifo = folder / "fifo.z8"
+    os.mkfifo(fifo)
+    fifo.with_suffix(".json").write_text(GOOD.with_suffix(".json").read_text())
+    games["fifo"] = fifo
     broken_json = folder / "nojson.z8"
     broken_json.write_bytes(story)
     broken_json.with_suffix(".json").write_text('{"metadata": ')
@@ -60,7 +80,11 @@ def _bad_games(folder: Path) -> dict[str, Path]:
     return games
 
 
-@pytest.mark.parametrize("kind", ["truncated", "empty", "garbage", "short", "corrupt", "bad-json"])
+KINDS = ["truncated", "empty", "garbage", "short", "corrupt", "bad-json"]
+KINDS += ["garbage-code", "empty-json", "fifo"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_bad_game_file_is_refused_and_the_interpreter_survives(tmp_path, kind):
     path = _bad_games(tmp_path)[kind]
     env = os.environ | {"PYTHONPATH": str(ROOT)}
@@ -68,7 +92,7 @@ def test_a_bad_game_file_is_refused_and_the_interpreter_survives(tmp_path, kind)
         [sys.executable, "-c", CHILD, str(path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=60,
         env=env,
         cwd=ROOT,
     )

@@ -237,3 +237,41 @@ def test_the_wait_for_a_restarting_server_is_bounded():
         client.close()
     assert res.outcome == Outcome.ERROR and "still unreachable after 1s" in res.message
     assert time.monotonic() - started < 5
+
+
+class _MetadataOnly:
+    """A policy client that connects and announces ``metadata`` (its reset_pose) only."""
+
+    warmup = None
+    connected = True
+
+    def __init__(self, reset_pose: object):
+        self.metadata = {"reset_pose": reset_pose}
+
+    def connect(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "pose",
+    ["0,0,0,0,0,0,0", {"a": 1}, [0, [1, 2], 3], b"\x00" * 7, [True] * 7, [[0] * 7]],
+    ids=["string", "dict", "ragged", "bytes", "bools", "nested"],
+)
+def test_a_bad_reset_pose_is_an_error_result_and_the_arm_is_stopped(pose):
+    arm = arm_for("libero")
+    skill = Pi0Skill(_MetadataOnly(pose), arm, FAST, layout="libero")
+    res = skill.run(Action(verb="pick_up", args=["cup"]))
+    assert res.outcome == Outcome.ERROR and "reset_pose" in res.message
+    assert arm.stop_calls == 1 and arm.applied == []
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"control_hz": float("inf")}, {"control_hz": float("nan")}, {"contol_hz": 10}],
+    ids=["inf", "nan", "misspelt"],
+)
+def test_skill_settings_are_strict(settings):
+    with pytest.raises(ValueError):
+        SkillConfig(**settings)
+    with pytest.raises(ValueError):
+        SkillConfig(max_steps=True)

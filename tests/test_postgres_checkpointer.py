@@ -19,7 +19,7 @@ from pg_server import missing_reason, postgres_server
 from reliability.scripted import lifelong_llm
 
 from robomemory import build_agent
-from robomemory.config import AgentConfig
+from robomemory.config import AgentConfig, robot_thread
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game, walkthrough_actions
 from robomemory.factory import build_checkpointer
 from robomemory.graphs.builder import build_graph
@@ -57,12 +57,14 @@ def _worker(data: Path, url: str, *args: str) -> subprocess.Popen:
     )
 
 
-def _thread(url: str, thread: str) -> dict:
-    """A thread's state read back over a new connection."""
+def _thread(url: str, robot: str, thread: str) -> dict:
+    """A robot's thread's state read back over a new connection."""
     saver = build_checkpointer(url, "/nonexistent")
     try:
         graph = build_graph().compile(checkpointer=saver)
-        return dict(graph.get_state({"configurable": {"thread_id": thread}}).values)
+        return dict(
+            graph.get_state({"configurable": {"thread_id": robot_thread(robot, thread)}}).values
+        )
     finally:
         saver.conn.close()
 
@@ -81,7 +83,7 @@ def test_build_agent_checkpoints_into_postgres(pg_url, tmp_path):
         assert isinstance(agent.graph.checkpointer, PostgresSaver)
         result = agent.run(thread_id="pg-bot-1")
     assert result.success and result.steps == STEPS
-    stored = _thread(pg_url, "pg-bot-1")  # read back over a new connection
+    stored = _thread(pg_url, "pg-bot", "pg-bot-1")  # read back over a new connection
     assert stored["success"] is True and stored["step"] == STEPS
     assert not (tmp_path / "memory" / "checkpoints.sqlite").exists()
 
@@ -96,14 +98,14 @@ def test_kill_9_mid_run_then_resume_in_a_new_process(pg_url, tmp_path):
     finally:
         first.wait(timeout=60)
     assert first.returncode == -signal.SIGKILL
-    before = _thread(pg_url, "k9-bot-task-1")
+    before = _thread(pg_url, "k9-bot", "k9-bot-task-1")
     assert 1 <= before["step"] <= 2 and not before.get("done")  # killed mid-episode
 
     second = _worker(data, pg_url, "--robot", "k9-bot", "--episodes", "task-1")
     out, err = second.communicate(timeout=300)
     assert second.returncode == 0, err[-2000:]
     assert "finished task-1 success=True" in out
-    after = _thread(pg_url, "k9-bot-task-1")
+    after = _thread(pg_url, "k9-bot", "k9-bot-task-1")
     steps = [t["step"] for t in after["trajectory"]]
     assert steps == list(range(1, STEPS + 1))  # nothing lost, nothing executed twice
     kept = before["trajectory"]
@@ -121,4 +123,49 @@ def test_two_robots_share_one_database_at_once(pg_url, tmp_path):
         assert proc.returncode == 0, f"{name}: {err[-2000:]}"
         assert "finished task-1 success=True" in out
     for name in robots:
-        assert _thread(pg_url, f"{name}-task-1")["step"] == STEPS
+        assert _thread(pg_url, name, f"{name}-task-1")["step"] == STEPS
+
+
+STARTER = """
+import sys
+from robomemory.factory import build_checkpointer
+print("loaded", flush=True)
+sys.stdin.readline()  # go: the four set up the tables at the same moment
+saver = build_checkpointer(sys.argv[1], "/nonexistent")
+saver.conn.close()
+print("ready")
+"""
+
+
+def test_four_robots_start_at_once_on_a_fresh_database(pg_url):
+    """PostgresSaver.setup() is serialized (an advisory lock): no deadlock, no duplicate key."""
+    import psycopg
+
+    failures = []
+    for attempt in range(5):
+        name = f"fresh_{attempt}"
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(f"CREATE DATABASE {name}")
+        url = pg_url.rsplit("/", 1)[0] + f"/{name}"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", STARTER, url],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=ENV,
+                cwd=ROOT,
+            )
+            for _ in range(4)
+        ]
+        for proc in procs:
+            assert proc.stdout.readline().strip() == "loaded", proc.stderr.read()
+        for proc in procs:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            if proc.returncode != 0 or out.strip() != "ready":
+                failures.append(f"db {name}: {err.strip().splitlines()[-3:]}")
+    assert not failures, failures

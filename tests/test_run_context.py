@@ -114,7 +114,8 @@ def test_the_operator_must_name_the_game_to_serve():
 
 def test_a_flat_context_tunes_the_run_like_a_nested_one(served):
     graph, _, _ = served
-    assert {"max_steps", "ablate", "config"} <= set(graph.get_context_jsonschema()["properties"])
+    listed = set(graph.get_context_jsonschema()["patternProperties"])
+    assert {"^max_steps$", "^ablate$", "^config$"} <= listed
     state = graph.invoke({}, context={"max_steps": 2, "ablate": ["spatial"], "n_queries": None})
     assert state["end_reason"] == "max_steps" and state["step"] == 2
     assert state["recalled"]["spatial"] == ""
@@ -129,3 +130,32 @@ def test_a_context_setting_one_tuning_twice_differently_is_refused_in_one_line()
     assert RunContext.model_validate({"max_steps": 2, "config": {"max_steps": 2}}).config == (
         RunContext.model_validate({"max_steps": 2}).config
     )
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        {"model": {"base_url": "http://198.51.100.7/v1"}, "config": {"max_steps": 2}},
+        {"memory": {"data_dir": "/tmp/elsewhere"}},
+        {"configurable": {"robot_id": "another-robot"}},
+    ],
+    ids=["model", "memory", "configurable"],
+)
+def test_the_api_server_passes_unknown_top_level_keys_on_to_be_refused(context):
+    """The LangGraph API keeps only the context keys its schema's properties list (all keys
+    when it lists none: langgraph_api.stream._filter_context_by_schema); tests/test_studio.py
+    sends one through the real server."""
+    listed = build_graph(context_schema=RunContext).compile().get_context_jsonschema()
+    listed = listed.get("properties") or {}
+    passed = {k: v for k, v in context.items() if not listed or k in listed}
+    assert passed == context
+    with pytest.raises(ValidationError, match="a run's context may not set"):
+        RunContext.model_validate(passed)
+
+
+@pytest.mark.parametrize("field", ["max_steps", "max_plan_len", "n_queries"])
+@pytest.mark.parametrize("value", [True, 2.0, "2"])
+def test_a_run_tuning_takes_integers_only(field, value):
+    with pytest.raises(ValidationError, match=field):
+        RunContext.model_validate({"config": {field: value}})
+    assert getattr(RunContext.model_validate({"config": {field: 2}}).config, field) == 2

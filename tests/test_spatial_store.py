@@ -18,6 +18,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.config import MemoryConfig, SpatialConfig
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.spatial import SpatialMemory, open_graph_store
 from robomemory.memory.stores.graph_store import StoreInUseError
 from robomemory.memory.system import MemorySystem
@@ -274,3 +275,63 @@ def test_a_store_released_by_a_killed_process_opens(tmp_path):
             time.sleep(0.1)
     assert mem.triples() == [] and os.getpid() > 0
     mem.store.close()
+
+
+def test_a_second_start_after_a_corrupt_store_without_a_copy_is_refused_again(tmp_path):
+    """Defect: the first start said the store was corrupt, the second started an empty map."""
+    mem = open_memory(tmp_path)
+    update(mem, 1, [("cup", "on", "table")])
+    mem.store.close()
+    path = tmp_path / "spatial" / "spatial_r1.sqlite3"
+    path.with_name(path.name + ".bak").unlink()
+    _corrupt(path, "garbage")
+    for _ in range(2):
+        with pytest.raises(DamagedStoreError, match=f"spatial store {path} .*corrupt") as info:
+            open_memory(tmp_path)
+        assert "\n" not in str(info.value) and "remove" in str(info.value)
+    assert not path.exists()  # no empty map was made in its place
+
+
+def test_a_garbage_write_ahead_log_is_not_ignored(tmp_path, caplog):
+    """Defect: SQLite ignores a log with a bad header, and the map opened with fewer edges."""
+    mem = open_memory(tmp_path)
+    update(mem, 1, [("cup", "on", "table"), ("table", "at", "kitchen")])
+    mem.store.close()  # the good copy holds both edges
+    before = dump(open_memory(tmp_path))  # open again: the file now has a log of its own
+    path = tmp_path / "spatial" / "spatial_r1.sqlite3"
+    wal = path.with_name(path.name + "-wal")
+    wal.write_bytes(os.urandom(8192))  # a process that held it open, its log then damaged
+    from robomemory.memory.stores import graph_sqlite
+
+    graph_sqlite._registry.clear()  # as a new process would open it
+    with caplog.at_level(logging.WARNING):
+        again = open_memory(tmp_path)
+    assert dump(again) == before
+    assert any(str(path) in r.getMessage() and "corrupt" in r.getMessage() for r in caplog.records)
+    assert path.with_name(path.name + ".corrupt-wal").exists()
+    again.store.close()
+
+
+def test_a_damaged_copy_is_named(tmp_path):
+    mem = open_memory(tmp_path)
+    update(mem, 1, [("cup", "on", "table")])
+    mem.store.close()
+    path = tmp_path / "spatial" / "spatial_r1.sqlite3"
+    backup = path.with_name(path.name + ".bak")
+    _corrupt(path, "garbage")
+    _corrupt(backup, "garbage")
+    with pytest.raises(DamagedStoreError, match=f"so is its copy {backup}") as info:
+        open_memory(tmp_path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_lost_store_file_is_restored_from_its_copy(tmp_path, caplog):
+    mem = open_memory(tmp_path)
+    update(mem, 1, [("cup", "on", "table"), ("table", "at", "kitchen")])
+    before = dump(mem)
+    mem.store.close()
+    (tmp_path / "spatial" / "spatial_r1.sqlite3").unlink()
+    with caplog.at_level(logging.WARNING):
+        again = open_memory(tmp_path)
+    assert dump(again) == before and any("restored" in r.getMessage() for r in caplog.records)
+    again.store.close()

@@ -98,6 +98,13 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
                 timeout=300,
             )
             assert "may not set config.model" in refused.text, refused.text
+            top = {"model": {"base_url": "http://198.51.100.7"}, "config": {"max_steps": 2}}
+            refused = httpx.post(
+                f"{url}/threads/{thread['thread_id']}/runs/wait",
+                json={"assistant_id": "robomemory", "input": {}, "context": top},
+                timeout=300,
+            )
+            assert "may not set model" in refused.text, refused.text  # not dropped: refused
             assert not model.requests
             thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
             context = {"max_steps": 2}  # Studio's form sends the tunings flat

@@ -47,9 +47,11 @@ def test_each_world_has_its_own_map_and_the_robot_one_set_of_lessons(tmp_path):
 
 def test_handles_name_the_world_map_only_when_there_is_a_world():
     assert MemoryHandles.for_robot("bot", "e").spatial_graph_id == "spatial_bot"
-    assert MemoryHandles.for_robot("bot", "e", "tw/1 room").spatial_graph_id == (
+    assert MemoryHandles.for_robot("bot", "e", "tw_1_room").spatial_graph_id == (
         "spatial_bot__tw_1_room"
     )
+    odd = MemoryHandles.for_robot("bot", "e", "tw/1 room").spatial_graph_id
+    assert odd.startswith("spatial_bot__tw_1_room~")  # readable, and a map of its own
 
 
 def test_the_start_of_a_task_gives_navigation_the_ways_this_worlds_map_knows(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import uuid
 from pathlib import Path
@@ -13,10 +14,19 @@ from rich.markup import escape
 
 from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
-from robomemory.config import AgentConfig, ModelConfig, config_error_line, default_data_dir
+from robomemory.config import (
+    AgentConfig,
+    ModelConfig,
+    check_thread_id,
+    config_error_line,
+    default_data_dir,
+    robot_thread,
+)
+from robomemory.episode import EpisodeIdError
 from robomemory.factory import build_checkpointer
 from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get_local_server
 from robomemory.locks import RobotBusyError, acquire_robot
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.models import ModelConfigError
 
 
@@ -118,7 +128,11 @@ def world_of(args: argparse.Namespace) -> str | None:
     if args.world:
         return args.world
     if args.env == "textworld" and args.game:
-        return Path(args.game).stem
+        path = Path(args.game).expanduser()
+        if not path.is_file():  # a bundled game's name
+            return args.game
+        # a file: its name and its content, so siteA/tw.z8 and siteB/tw.z8 keep two maps
+        return f"{path.stem}@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
     return None
 
 
@@ -157,8 +171,8 @@ def _fail(console: Console, message: str) -> int:
     return 2
 
 
-def _thread_config(thread: str) -> dict:
-    return {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+def _thread_config(robot_id: str, thread: str) -> dict:
+    return {"configurable": {"thread_id": robot_thread(robot_id, thread), "checkpoint_ns": ""}}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -171,8 +185,15 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as exc:  # bad input: say what, not a traceback
         return _fail(console, str(exc))
     thread = args.thread or uuid.uuid4().hex[:12]
-    checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
-    if args.resume and checkpointer.get_tuple(_thread_config(thread)) is None:
+    try:  # it names the trace file too: never a path out of the data folder
+        check_thread_id(thread)
+    except ValueError as exc:
+        return _fail(console, str(exc))
+    try:
+        checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
+    except DamagedStoreError as exc:
+        return _fail(console, str(exc))
+    if args.resume and checkpointer.get_tuple(_thread_config(cfg.robot_id, thread)) is None:
         # before the model is loaded: an unknown thread must not cost a model start
         return _fail(console, f"no checkpoint for thread {thread!r}")
     try:
@@ -198,6 +219,9 @@ def main(args: argparse.Namespace) -> int:
         executor.close()
         console.print(f"[red]{exc}[/red]", soft_wrap=True)
         return 2
+    except DamagedStoreError as exc:  # one line naming the file and what to do
+        executor.close()
+        return _fail(console, str(exc))
     try:
         recorder = TraceRecorder(agent.context.memory.spatial)
 
@@ -216,6 +240,8 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted; resume with --thread {thread} --resume[/yellow]")
         return 130
+    except (DamagedStoreError, EpisodeIdError) as exc:  # refused before the run started
+        return _fail(console, str(exc))
     except Exception:
         console.print(f"[red]run failed; resume with --thread {thread} --resume[/red]")
         raise

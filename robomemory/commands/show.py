@@ -52,7 +52,8 @@ def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
     # live clients
     episodes = EpisodeLog(db.parent / "episodes.sqlite3")
     memory = SimpleNamespace(episodes=episodes)
-    agent = RoboMemoryAgent(graph, SimpleNamespace(config=AgentConfig(), memory=memory))
+    config = AgentConfig(robot_id=robot)  # the checkpoint thread is the robot's own
+    agent = RoboMemoryAgent(graph, SimpleNamespace(config=config, memory=memory))
     try:
         if not agent.state(thread):
             raise ValueError(f"no thread {thread!r} in {db}")

@@ -16,7 +16,7 @@ import uuid
 from typing import Any, Literal
 
 from robomemory.config import AgentConfig
-from robomemory.core import Action, Executor, Observation
+from robomemory.core import Action, Executor, Observation, clip
 from robomemory.episode import (
     EpisodeResult,
     EventHandler,
@@ -26,6 +26,7 @@ from robomemory.episode import (
     world_of,
 )
 from robomemory.grounding import notes_of, offered_candidates, path_of, update_done, update_states
+from robomemory.nodes.common import text_limits
 from robomemory.prompts.baselines import (
     baseline_system,
     baseline_user,
@@ -116,7 +117,9 @@ class BaselineAgent:
         """Play one episode to its end (task_complete, the world says done, or max steps)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         started = time.perf_counter()
+        limits = text_limits(self.config)
         task, obs = self.executor.reset()
+        task, obs = clip(task, self.config.max_task_chars), obs.bounded(limits)
         start = obs
         usage: dict[str, dict[str, float]] = {}
         turns: list[str] = []
@@ -136,7 +139,7 @@ class BaselineAgent:
             emit("policy", counters)
             t0 = time.perf_counter()
             place = obs.place
-            result = self.executor.execute(action)
+            result = self.executor.execute(action).bounded(limits)
             step += 1
             new = result.observation
             if new.text or new.score is not None:

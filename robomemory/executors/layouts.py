@@ -228,6 +228,14 @@ def reset_target(layout: PolicyLayout, reset_pose: object, state: np.ndarray) ->
     """
     if reset_pose is None:
         return None
+    if isinstance(reset_pose, np.ndarray) and reset_pose.dtype.kind in "iuf":
+        reset_pose = reset_pose.reshape(-1).tolist()
+    numbers = isinstance(reset_pose, list | tuple) and all(
+        isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+        for v in reset_pose
+    )
+    if not numbers:  # a string, a dict, bytes, a ragged or nested list: no pose
+        raise LayoutError(f"reset_pose is not a flat list of numbers: {str(reset_pose)[:80]}")
     pose = np.asarray(reset_pose, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(pose)):
         raise LayoutError("reset_pose has non-finite values")

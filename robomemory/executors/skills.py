@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from robomemory.config import StrictModel
 from robomemory.core import Action, ActionResult, Observation, Outcome
 from robomemory.executors.arm import Arm, ArmError, ArmObservation, JointLimits, MovingArm
 from robomemory.executors.base import rejected
@@ -63,8 +64,9 @@ ERR_BAD_CHUNK = 5
 ERR_POLICY_PROTOCOL = 6
 
 
-class SkillConfig(BaseModel):
-    """How a skill runs; defaults follow openpi's ALOHA setup (50 Hz, 50-step chunks)."""
+class SkillConfig(StrictModel):
+    """How a skill runs; defaults follow openpi's ALOHA setup (50 Hz, 50-step chunks).
+    Strict as the agent's configuration: a misspelt key, inf, NaN or true is refused."""
 
     templates: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
     control_hz: float = Field(default=50.0, gt=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -12,18 +13,25 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
-from robomemory.config import AgentConfig
+from robomemory.config import AgentConfig, check_thread_id, robot_thread
 from robomemory.context import AgentContext
-from robomemory.core import Action, Executor, Replayable
-from robomemory.episode import EpisodeResult, EventHandler
+from robomemory.core import Action, Executor, Replayable, clip
+from robomemory.episode import EpisodeIdError, EpisodeResult, EventHandler
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.locks import lock_path, release_robot
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.system import MemorySystem
 from robomemory.nodes.start import recall_routes
 from robomemory.structured import StructuredLLM
 
-__all__ = ["EpisodeResult", "RoboMemoryAgent", "build_agent", "sqlite_checkpointer"]
+__all__ = [
+    "EpisodeIdError",
+    "EpisodeResult",
+    "RoboMemoryAgent",
+    "build_agent",
+    "sqlite_checkpointer",
+]
 
 StartHandler = Callable[[str], None]
 
@@ -52,8 +60,42 @@ class RoboMemoryAgent:
         self.close()
 
     def _config(self, thread_id: str) -> dict:
+        """The LangGraph config of ``thread_id``: its checkpoint thread is this robot's own."""
         limit = self.context.config.max_steps * 12 + 50
-        return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
+        thread = robot_thread(self.context.config.robot_id, thread_id)
+        return {"configurable": {"thread_id": thread}, "recursion_limit": limit}
+
+    def _check_not_lost(self, thread_id: str) -> None:
+        """Refuse a thread this robot ran whose checkpoints are gone (a damaged or replaced
+        checkpoint database): starting it afresh would replay a finished episode."""
+        robot = self.context.config.robot_id
+        ran = self.context.memory.episodes.checkpointed(robot, thread_id)
+        if ran:
+            raise DamagedStoreError(
+                f"the checkpoints ({_checkpoint_place(self.graph.checkpointer)}) have no "
+                f"checkpoint of thread {thread_id!r}, which robot {robot} ran (episode "
+                f"{ran[-1]}): they were damaged or replaced; restore them from a backup, or "
+                "run under a new thread id"
+            )
+
+    def _claim_episode(self, thread_id: str, episode_id: str | None, fresh: bool) -> str:
+        """An episode id no other run used: a caller's that was used is refused; the default
+        (the thread id) gets the first free suffix (``T-2``, ``T-3``, ...)."""
+        robot = self.context.config.robot_id
+        log = self.context.memory.episodes
+        wanted = episode_id or thread_id
+        for n in range(1, 10_000):
+            candidate = wanted if n == 1 else f"{wanted}-{n}"
+            claimed, owner, owner_thread = log.claim(candidate, robot, thread_id)
+            # the same thread's claim stands when its run never checkpointed (nothing started)
+            if claimed or (fresh and (owner, owner_thread) == (robot, thread_id)):
+                return candidate
+            if episode_id is not None:
+                raise EpisodeIdError(
+                    f"episode id {episode_id!r} is already used (robot {owner}, thread "
+                    f"{owner_thread}): an episode id names one run; choose a new one"
+                )
+        raise EpisodeIdError(f"no free episode id for thread {thread_id!r}")
 
     def run(
         self,
@@ -69,20 +111,25 @@ class RoboMemoryAgent:
 
         ``on_event(node, update)`` follows each node's state update; ``on_start(node)`` is
         called when a node begins (LangGraph's ``tasks`` stream), e.g. for a live label."""
-        thread_id = thread_id or uuid.uuid4().hex[:12]
+        thread_id = check_thread_id(thread_id or uuid.uuid4().hex[:12])
         config = self._config(thread_id)
         if resume:
             self._restore_world(config)
             inputs = None
         else:
-            inputs = {"handles": {"episode_id": episode_id or thread_id}}
+            fresh = not self.graph.get_state(config).values
+            if fresh:
+                self._check_not_lost(thread_id)
+            claimed = self._claim_episode(thread_id, episode_id, fresh)
+            inputs = {"handles": {"episode_id": claimed}}
             if task:
-                inputs["task"] = task
+                inputs["task"] = clip(task, self.context.config.max_task_chars)
         started = time.perf_counter()
         # durability="sync": a step's checkpoint is stored before the next step starts. With
         # LangGraph's default ("async") the graph can run ahead of a lagging checkpoint writer,
         # and a kill -9 then loses steps (and world actions) that already happened.
         modes = ["updates", "tasks"] if on_start is not None else ["updates"]
+        marked = False
         for mode, chunk in self.graph.stream(
             inputs, config, context=self.context, stream_mode=modes, durability="sync"
         ):
@@ -90,6 +137,9 @@ class RoboMemoryAgent:
                 if "input" in chunk and on_start is not None:  # a start, not a result
                     on_start(chunk["name"])
                 continue
+            if inputs is not None and not marked:  # the run has checkpoints by its first step
+                self.context.memory.episodes.mark_checkpointed(inputs["handles"]["episode_id"])
+                marked = True
             for node, update in chunk.items():
                 if on_event is not None and isinstance(update, dict):
                     on_event(node, update)
@@ -136,6 +186,16 @@ class RoboMemoryAgent:
             spatial_stats=log.spatial_stats(episode_id),
             consolidation=values.get("consolidation") or {},
         )
+
+
+def _checkpoint_place(saver: object) -> str:
+    """Where a checkpointer keeps its checkpoints, for a message: a SQLite file, or its kind."""
+    conn = getattr(saver, "conn", None)
+    if isinstance(conn, sqlite3.Connection):
+        rows = conn.execute("PRAGMA database_list").fetchall()
+        if rows and rows[0][2]:
+            return str(rows[0][2])
+    return type(saver).__name__
 
 
 def build_agent(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -21,7 +22,7 @@ class MemoryHandles(BaseModel):
         """Handles of ``robot_id``'s memories; the spatial map is the one of ``world`` (a
         site, a game) when given, else the robot's single map."""
         safe = _safe(robot_id)
-        graph = f"spatial_{safe}__{_safe(world)}" if world else f"spatial_{safe}"
+        graph = f"spatial_{safe}__{world_key(world)}" if world else f"spatial_{safe}"
         return cls(
             robot_id=robot_id,
             episode_id=episode_id,
@@ -33,6 +34,21 @@ class MemoryHandles(BaseModel):
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+WORLD_KEY_CHARS = 80  # with a robot id of 100, the map's file name stays under 255 bytes
+
+
+def world_key(world: str) -> str:
+    """A file-safe key naming one world, one to one: a name of ASCII letters, digits, '-' and
+    '_' is its own key; any other (``kitchen.a``, ``tw/1 room``, a long one) gets a digest of
+    the whole name, so two worlds never share a map and no name is too long for a file."""
+    plain = all(c.isascii() and (c.isalnum() or c in "-_") for c in world)
+    if plain and len(world) <= WORLD_KEY_CHARS:
+        return world
+    digest = hashlib.sha256(world.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    readable = "".join(c if c.isascii() and c.isalnum() else "_" for c in world)
+    return f"{readable[: WORLD_KEY_CHARS - 13]}~{digest}"
 
 
 class Triple(BaseModel):

@@ -3,18 +3,19 @@
 Checkpoints hold the state as it is now; a record that only grows (every step's action, plan,
 critic verdict and candidates; the memories retrieved; the spatial update statistics) would make
 every checkpoint write grow with the episode. It lives here instead, one SQLite row per step,
-written idempotently: a node re-run after a crash rewrites the same row.
+written idempotently: a node re-run after a crash rewrites the same row. The ``episodes``
+table claims each episode id for one robot's thread (every store keys episodes by id alone).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 
 from robomemory.episode import StepRecord
+from robomemory.memory.damage import checked_sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS steps (
@@ -28,6 +29,12 @@ CREATE TABLE IF NOT EXISTS spatial (
   step INTEGER NOT NULL,
   stats TEXT NOT NULL,
   PRIMARY KEY (episode_id, step)
+);
+CREATE TABLE IF NOT EXISTS episodes (
+  episode_id TEXT PRIMARY KEY,
+  robot_id TEXT NOT NULL,
+  thread_id TEXT NOT NULL,
+  checkpointed INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS retrieved (
   episode_id TEXT NOT NULL,
@@ -45,10 +52,41 @@ class EpisodeLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        remedy = "restore it from a backup; moved aside, earlier episodes' step records are gone"
+        self._db = checked_sqlite(self.path, "episode log", remedy)
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
+
+    def claim(self, episode_id: str, robot_id: str, thread_id: str) -> tuple[bool, str, str]:
+        """Claim ``episode_id`` for one robot's thread, atomically: (claimed now, owner robot,
+        owner thread). Every store keys an episode by its id alone, so an id names one run."""
+        with self._lock, self._db:
+            inserted = self._db.execute(
+                "INSERT OR IGNORE INTO episodes (episode_id, robot_id, thread_id) VALUES (?, ?, ?)",
+                (episode_id, robot_id, thread_id),
+            ).rowcount
+            owner = self._db.execute(
+                "SELECT robot_id, thread_id FROM episodes WHERE episode_id = ?", (episode_id,)
+            ).fetchone()
+        return bool(inserted), owner[0], owner[1]
+
+    def mark_checkpointed(self, episode_id: str) -> None:
+        """Note that the episode's run has checkpoints: losing them later is damage."""
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE episodes SET checkpointed = 1 WHERE episode_id = ?", (episode_id,)
+            )
+
+    def checkpointed(self, robot_id: str, thread_id: str) -> list[str]:
+        """Episodes of a robot's thread whose runs have checkpoints, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT episode_id FROM episodes WHERE robot_id = ? AND thread_id = ?"
+                " AND checkpointed = 1 ORDER BY rowid",
+                (robot_id, thread_id),
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def record_step(self, episode_id: str, record: StepRecord) -> None:
         """Store one step's record (replacing a record of the same step)."""

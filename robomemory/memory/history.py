@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from robomemory.memory.damage import checked_sqlite
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS changes (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -47,6 +49,10 @@ CREATE TABLE IF NOT EXISTS journal (
 """
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "Q")
+REMEDY = (
+    "restore it from a backup; moved aside, long-term memory starts a new history and "
+    "unfinished consolidations start over"
+)
 
 
 class MemoryHistory:
@@ -56,7 +62,7 @@ class MemoryHistory:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        self._db = checked_sqlite(self.path, "history database", REMEDY)
         self._db.row_factory = sqlite3.Row
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -130,6 +136,28 @@ class MemoryHistory:
             args.append(limit)
         with self._lock:
             return [dict(r) for r in self._db.execute(sql, args).fetchall()]
+
+    def live_items(self, collection: str) -> set[str]:
+        """Ids of ``collection``'s items the history says are held: added, not deleted, and no
+        delete of them journaled by an unfinished consolidation (its store delete may be done)."""
+        live: set[str] = set()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT item_id, event FROM changes WHERE collection = ?"
+                " AND event IN ('ADD', 'DELETE') ORDER BY id",
+                (collection,),
+            ).fetchall()
+            pending = self._db.execute(
+                "SELECT value FROM journal WHERE key LIKE ?", (f"{collection}:item:%",)
+            ).fetchall()
+        for row in rows:
+            (live.add if row["event"] == "ADD" else live.discard)(row["item_id"])
+        for row in pending:
+            entry = json.loads(row["value"])
+            if isinstance(entry, dict) and not entry.get("done"):
+                ops = (entry.get("plan") or {}).get("ops") or []
+                live -= {op["item_id"] for op in ops if op.get("op") == "delete"}
+        return live
 
     # ---- consolidation idempotency ------------------------------------------------------
     def episode_report(self, episode_id: str) -> dict | None:

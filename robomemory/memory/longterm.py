@@ -22,8 +22,10 @@ from typing import Literal
 from langchain_core.embeddings import Embeddings
 
 from robomemory.config import MemoryConfig
+from robomemory.core import clip
 from robomemory.memory import mem0
 from robomemory.memory.base import RetrievedItem
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.mem0 import AddOp, DeleteOp, Existing, UpdateOp, UpdatePlan, content_hash
 from robomemory.memory.stores.vector_store import (
@@ -50,6 +52,12 @@ class NewItem:
 
     text: str
     level: str | None = None  # semantic: "action" | "task"; episodic: None
+
+
+STORE_REMEDY = (
+    "restore the folder from a backup; to start this memory over, move the folder and the "
+    "history database aside"
+)
 
 
 class LongTermMemory:
@@ -139,6 +147,26 @@ class LongTermMemory:
             visits=int(c.meta.get("visits", 0)),
         )
 
+    def verify(self, probe: list[float]) -> None:
+        """Refuse a store that lost items its history holds, or that its engine cannot search
+        (a damaged shard): it is never used with fewer items. ``probe``: any query vector."""
+        expected = self.history.live_items(self.collection)
+        where = getattr(self.store, "path", self.collection)
+        try:
+            held = set(self.store.get(sorted(expected))) if expected else set()
+            self.store.search([Search(probe, CONTENT, 1, None, None)])
+            self.store.search([Search(probe, INTENT, 1, None, None)])
+        except Exception as exc:  # the engine raises bare Exception: said, by name, not used
+            raise DamagedStoreError(
+                f"long-term store {where} is damaged ({' '.join(str(exc).split())[:200]}): "
+                f"{STORE_REMEDY}"
+            ) from exc
+        if expected - held:
+            raise DamagedStoreError(
+                f"long-term store {where} is damaged: it holds {len(expected & held)} of the "
+                f"{len(expected)} items {self.history.path} records: {STORE_REMEDY}"
+            )
+
     # ---- Mem0 update -------------------------------------------------------------------
     def add_items(
         self, items: list[NewItem], *, task: str, episode_id: str, llm: NodeLLM
@@ -173,7 +201,7 @@ class LongTermMemory:
 
     def _plan(self, item: NewItem, idx: int, episode_id: str, llm: NodeLLM) -> UpdatePlan:
         """Gather what the pure Mem0 rules need (store reads, one model call) and plan."""
-        text = item.text.strip()
+        text = clip(item.text.strip(), self.cfg.longterm.max_item_chars)
         add_id = point_id(self.collection, episode_id, str(idx))
         duplicate = bool(text) and self.store.find_hash(content_hash(text)) is not None
         existing: list[Existing] = []

@@ -78,10 +78,11 @@ class MemorySystem:
         wanted += [("episodic", lt.episodic_enabled, handles.episodic_collection)]
         wanted = [w for w in wanted if w[1]]
         try:
-            dim = len(embedder.embed_query("dimension probe")) if wanted else 0
+            probe = embedder.embed_query("dimension probe") if wanted else []
             for kind, _, collection in wanted:
-                stores.append(open_vector_store(data_dir, collection, dim, lt.qdrant_url))
+                stores.append(open_vector_store(data_dir, collection, len(probe), lt.qdrant_url))
                 modules[kind] = LongTermMemory(kind, cfg, stores[-1], embedder, history)
+                modules[kind].verify(probe)  # a damaged store is refused, never used with less
         except BaseException:  # e.g. the robot runs in another process: release what we hold
             for store in stores:
                 store.close()

@@ -7,8 +7,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from robomemory.config import AgentConfig
 from robomemory.context import AgentContext, live_context
-from robomemory.core import Action, ActionSpace, Route
+from robomemory.core import Action, ActionSpace, Route, TextLimits
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import (
     helped_now,
@@ -36,6 +37,15 @@ class NodeRun:
         usage["runs"] = 1
         update["usage"] = {self.name: usage}
         return update
+
+
+def text_limits(config: AgentConfig) -> TextLimits:
+    """The configured bounds on what a world returns (observations, results)."""
+    return TextLimits(
+        text_chars=config.max_text_chars,
+        images=config.max_images,
+        image_chars=config.max_image_chars,
+    )
 
 
 def last_action_text(state: AgentState, shown: str = "") -> str | None:

@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
 from robomemory.grounding import extend_path, update_done, update_notes
-from robomemory.nodes.common import NodeRun, world_states
+from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState, current_plan, observation_of
 
 
@@ -18,7 +18,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     plan = current_plan(state)
     action = plan[index]
     place = observation_of(state).place  # where the robot is when it acts
-    result = run.ctx.executor.execute(action)
+    result = run.ctx.executor.execute(action).bounded(text_limits(run.ctx.config))
     obs = result.observation
     step = int(state.get("step") or 0) + 1
     item = trajectory_step(step, action, result, result.message or obs.text[:300], place)

@@ -7,21 +7,23 @@ import uuid
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import RouteLearner
+from robomemory.core import RouteLearner, clip
 from robomemory.episode import world_of
-from robomemory.nodes.common import NodeRun, world_states
+from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState
 
 
 def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("start", runtime)
     task, observation = run.ctx.executor.reset()
+    observation = observation.bounded(text_limits(run.ctx.config))
+    task = clip(state.get("task") or task, run.ctx.config.max_task_chars)
     learned = recall_routes(run.ctx)
     episode_id = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
     handles = run.ctx.memory.handles(episode_id).model_dump()
     return run.finish(
         {
-            "task": state.get("task") or task,
+            "task": task,
             "handles": handles,
             "step": 0,
             "observation": observation.model_dump(),

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, create_model
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Name = Annotated[str, StringConstraints(max_length=40)]
@@ -42,9 +42,17 @@ class ResolverDecision(BaseModel):
     observes now. (A "modify" is a deletion plus a new edge; asking only for ids keeps the
     answer to a few generated tokens.)"""
 
-    model_config = ConfigDict(extra="forbid")
+    # Strict, as the Mem0 updater: true and 1.0 are no edge ids (an id invalidates an edge).
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     delete: list[int] = Field(max_length=24, description="ids of known edges false now")
+
+
+def _edge_id(value: object) -> object:
+    """An edge id is a JSON integer: a Literal of ints alone takes true and 1.0 as 1."""
+    if type(value) is not int:
+        raise ValueError(f"edge id {value!r} is no integer")
+    return value
 
 
 @lru_cache(maxsize=256)
@@ -52,7 +60,7 @@ def resolver_model(ids: tuple[int, ...]) -> type[ResolverDecision]:
     """The resolver's answer for one prompt: ids only among those shown."""
     if not ids:
         return ResolverDecision
-    Id = Literal[ids]  # type: ignore[valid-type]
+    Id = Annotated[Literal[ids], BeforeValidator(_edge_id)]  # type: ignore[valid-type]
     return create_model(
         "ResolverDecision",
         __base__=ResolverDecision,

@@ -18,7 +18,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from robomemory.structured import StructuredLLM
+from robomemory.structured import StructuredLLM, parse_answer
 from robomemory.testing.openai_server import minimal_instance
 
 # A responder gets the schema asked for and the messages; it returns the answer as a pydantic
@@ -77,9 +77,9 @@ class ScriptedChatModel(BaseChatModel):
                 },
             )
             try:
-                parsed = schema.model_validate_json(text)
+                parsed = parse_answer(schema, text)
                 return {"raw": raw, "parsed": parsed, "parsing_error": None}
-            except ValidationError as exc:
+            except (ValidationError, ValueError) as exc:
                 return {"raw": raw, "parsed": None, "parsing_error": exc}
 
         return RunnableLambda(lambda msgs: answer(_as_messages(msgs)))

@@ -32,6 +32,7 @@ from robomemory.core import (
 from robomemory.executors.base import join_names, rejected, world_digest
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
+    GameFileError,
     bundled_game,
     check_game_file,
     command_to_action,
@@ -96,6 +97,9 @@ class TextWorldExecutor:
     def reset(self) -> tuple[str, Observation]:
         """Restart the game; return its objective and the first observation."""
         self._state = self._env.reset()
+        if self._state.score is None or self._state.max_score is None:
+            # a story whose header checks out but whose code is garbage starts no game
+            raise GameFileError(f"game file {self.game_path} cannot be played: it started no game")
         game = self._state["game"]
         self._types = {norm_name(v.name): v.type for v in game.infos.values() if v.name}
         self._map = KnownMap()

@@ -71,6 +71,12 @@ _Z_HEADER = 64  # bytes of a Z-machine story header
 _Z_LENGTH_SCALE = {1: 2, 2: 2, 3: 2, 4: 4, 5: 4, 6: 8, 7: 8, 8: 8}  # header 0x1A unit by version
 
 
+# Larger than any TextWorld story or its metadata; a bigger file is no game.
+MAX_GAME_BYTES = 64 * 1024 * 1024
+# What TextWorld's Game.deserialize reads from the .json beside a game, by JSON type.
+_GAME_JSON_KEYS = {"KB": dict, "world": list, "grammar": dict, "quests": list, "infos": list}
+
+
 class GameFileError(ValueError):
     """A game file the interpreter cannot play (it would end the whole process, not raise)."""
 
@@ -93,6 +99,9 @@ def check_game_file(path: str | Path) -> Path:
     files: version byte, the header's length and checksum; Glulx: magic and length; and the
     ``.json`` TextWorld reads beside the game must be a JSON object. Raises GameFileError."""
     path = Path(path)
+    problem = _file_problem(path)
+    if problem is not None:
+        raise GameFileError(f"game file {path} cannot be played: {problem}")
     data = path.read_bytes()
     problem = _glulx_problem(data) if path.suffix == ".ulx" else _zcode_problem(data)
     if problem is None:
@@ -100,6 +109,14 @@ def check_game_file(path: str | Path) -> Path:
     if problem is not None:
         raise GameFileError(f"game file {path} cannot be played: {problem}")
     return path
+
+
+def _file_problem(path: Path) -> str | None:
+    """Not a regular file (a FIFO would block the read for ever) or too big to be a game."""
+    if not path.is_file():
+        return "not a regular file"
+    size = path.stat().st_size
+    return f"{size} bytes, more than a game's {MAX_GAME_BYTES}" if size > MAX_GAME_BYTES else None
 
 
 def _zcode_problem(data: bytes) -> str | None:
@@ -129,11 +146,19 @@ def _glulx_problem(data: bytes) -> str | None:
 def _json_problem(meta: Path) -> str | None:
     if not meta.exists():
         return f"no {meta.name} beside it (TextWorld reads the game's metadata there)"
+    problem = _file_problem(meta)
+    if problem is not None:
+        return f"{meta.name}: {problem}"
     try:
         value = json.loads(meta.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return f"{meta.name} is not valid JSON ({exc})"
-    return None if isinstance(value, dict) else f"{meta.name} is not a JSON object"
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        return f"{meta.name} is not valid JSON ({type(exc).__name__}: {exc})"
+    if not isinstance(value, dict):
+        return f"{meta.name} is not a JSON object"
+    wrong = [k for k, kind in _GAME_JSON_KEYS.items() if not isinstance(value.get(k), kind)]
+    if wrong:
+        return f"{meta.name} is no TextWorld game's metadata (missing or wrong: {', '.join(wrong)})"
+    return None
 
 
 def walkthrough_commands(game_path: str | Path) -> list[str]:

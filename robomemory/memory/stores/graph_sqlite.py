@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from robomemory.memory.base import Triple
+from robomemory.memory.damage import DamagedStoreError, wal_problem
 from robomemory.memory.spatial_algorithm import GraphChange, plan_merge
 from robomemory.memory.stores.graph_nx import NetworkxGraphStore, load_json_graph
 from robomemory.memory.stores.graph_store import ApplyResult, StoreInUseError
@@ -200,6 +201,17 @@ class SqliteGraphStore:
 
     # ---- opening, checking, recovering -----------------------------------------------------
     def _open(self) -> tuple[sqlite3.Connection, NetworkxGraphStore]:
+        bad = self.path.with_name(self.path.name + ".corrupt")
+        if not self.path.exists() and bad.exists():  # found corrupt before, with no good copy
+            raise DamagedStoreError(
+                f"spatial store {self.path} was found corrupt and moved to {bad}, with no good "
+                f"copy: repair or remove {bad} (removing it starts an empty map)"
+            )
+        if not self.path.exists() and self.backup_path.exists():  # the file itself was lost
+            log.warning(
+                "spatial store %s is missing: restored from %s", self.path, self.backup_path
+            )
+            self._restore_backup(FileNotFoundError(f"{self.path} is missing"))
         if not self.path.exists():
             legacy = self.path.with_suffix(".json")
             self._initialize(load_json_graph(legacy, self.graph_id) if legacy.exists() else None)
@@ -212,6 +224,9 @@ class SqliteGraphStore:
             return self._recover(exc)
 
     def _connect(self, path: Path) -> tuple[sqlite3.Connection, NetworkxGraphStore]:
+        problem = wal_problem(path)  # SQLite would ignore a damaged log and its commits
+        if problem is not None:
+            raise sqlite3.DatabaseError(problem)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
@@ -231,9 +246,10 @@ class SqliteGraphStore:
             if src.exists():
                 os.replace(src, f"{bad}{suffix}")
         if not self.backup_path.exists():
-            raise ValueError(
+            raise DamagedStoreError(
                 f"spatial store {self.path} is corrupt ({exc}) and there is no good copy "
-                f"({self.backup_path}); the file was moved to {bad}"
+                f"({self.backup_path}); the file was moved to {bad}: repair or remove it "
+                "(removing it starts an empty map)"
             ) from exc
         log.warning(
             "spatial store %s is corrupt (%s): moved to %s, recovered from the last good copy %s",
@@ -242,13 +258,18 @@ class SqliteGraphStore:
             bad,
             self.backup_path,
         )
-        _copy_database(self.backup_path, self.path)
+        return self._restore_backup(exc)
+
+    def _restore_backup(self, exc: BaseException) -> tuple[sqlite3.Connection, NetworkxGraphStore]:
+        """The store restored from its last good copy; a damaged copy is said, by name."""
         try:
+            _copy_database(self.backup_path, self.path)
             return self._connect(self.path)
         except sqlite3.DatabaseError as exc2:
-            raise ValueError(
-                f"spatial store {self.path} is corrupt ({exc}) and so is its copy "
-                f"{self.backup_path} ({exc2})"
+            self.path.unlink(missing_ok=True)
+            raise DamagedStoreError(
+                f"spatial store {self.path} is damaged ({exc}) and so is its copy "
+                f"{self.backup_path} ({exc2}): restore one of them from a backup"
             ) from exc2
 
     def _initialize(self, graph: NetworkxGraphStore | None) -> None:

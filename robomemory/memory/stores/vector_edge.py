@@ -21,6 +21,7 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
+from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.stores.vector_store import (
     CONTENT,
     INDEXED,
@@ -62,8 +63,9 @@ def _config(dim: int) -> qe.EdgeConfig:
 
 def _open(path: Path, dim: int | None, seed: Seed | None) -> qe.EdgeShard:
     config = _config(dim) if dim is not None else None
+    loading = path.is_dir() and any(path.iterdir())
     try:
-        if path.is_dir() and any(path.iterdir()):
+        if loading:
             return qe.EdgeShard.load(str(path), config)
         if config is None:
             raise FileNotFoundError(f"no long-term store at {path}")
@@ -77,7 +79,13 @@ def _open(path: Path, dim: int | None, seed: Seed | None) -> qe.EdgeShard:
             ) from exc
         if "ncompatible" in text or "dimension" in text.lower():
             raise ValueError(f"long-term store {path} does not fit this embedder: {text}") from exc
-        raise
+        if not loading:
+            raise
+        raise DamagedStoreError(
+            f"long-term store {path} cannot be opened ({' '.join(text.split())[:200]}): "
+            "restore the folder from "
+            "a backup; to start this memory over, move the folder and the history database aside"
+        ) from exc
 
 
 def _create(path: Path, config: qe.EdgeConfig, seed: Seed | None) -> qe.EdgeShard:

@@ -1,0 +1,76 @@
+"""Hostile model answers are invalid answers: too deep, loosely typed ids. FAKE model."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from pydantic import BaseModel
+
+from robomemory import prompts
+from robomemory.config import MemoryConfig
+from robomemory.memory.longterm import NewItem
+from robomemory.memory.system import MemorySystem
+from robomemory.prompts import condenser, longterm, perceive, planner, robot, spatial, temporal
+from robomemory.prompts.spatial import resolver_model
+from robomemory.structured import MAX_ANSWER_DEPTH, StructuredLLM, json_depth, parse_answer
+from robomemory.testing import ScriptedChatModel
+
+DEEP = ["[" * 1100, '{"a": ' + "[" * 1100, "[" * 1100 + "]" * 1100, '{"delete": ' + "[" * 5000]
+
+
+def all_schemas() -> list[type[BaseModel]]:
+    """Every response schema the prompt modules define, and one of each built per prompt."""
+    found: list[type[BaseModel]] = []
+    for module in (condenser, longterm, perceive, planner, robot, spatial, temporal):
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, BaseModel) and obj.__module__ == module.__name__:
+                found.append(obj)
+    found.append(resolver_model((1, 2, 3)))
+    found.append(spatial.grounded_relations_model(("apple", "fridge"), "kitchen"))
+    found.append(longterm.insights_model(("look()",)))
+    return found
+
+
+def test_prompt_modules_are_all_checked():
+    assert {m.__name__ for m in (condenser, longterm, perceive, planner, robot, spatial, temporal)}
+    assert prompts.__name__ == "robomemory.prompts"
+    assert len(all_schemas()) >= 12
+
+
+@pytest.mark.parametrize("schema", all_schemas(), ids=lambda s: s.__name__)
+@pytest.mark.parametrize("answer", DEEP, ids=["open", "in-object", "closed", "very-deep"])
+def test_a_too_deep_answer_is_an_invalid_answer_for_every_schema(schema, answer):
+    with pytest.raises(ValueError):
+        parse_answer(schema, answer)
+    model = ScriptedChatModel(responder=lambda s, m: answer, calls=[])
+    node = StructuredLLM(model, max_retries=1).for_node("t")
+    fallback = object.__new__(schema)
+    out = node.call(schema, "system", "user", fallback=fallback)
+    assert not out.ok and out.value is fallback
+    assert node.usage.calls == 2 and node.usage.fallbacks == 1
+
+
+def test_depth_counts_brackets_outside_strings_only():
+    assert json_depth('{"a": "[[[[[[", "b": [[1]]}') == 3
+    assert json_depth('"\\"[[["') == 0
+    assert json_depth("[" * 1000) == MAX_ANSWER_DEPTH + 1
+
+
+def test_a_deep_updater_answer_is_a_noop_and_consolidation_goes_on(tmp_path):
+    cfg = MemoryConfig(data_dir=tmp_path / "mem")
+    cfg.spatial.enabled = False
+    memory = MemorySystem.open(cfg, DeterministicFakeEmbedding(size=16), "r1")
+    try:
+        llm = StructuredLLM(ScriptedChatModel(responder=lambda s, m: "[" * 1100, calls=[]))
+        args = {"idx": 0, "task": "t", "llm": llm.for_node("t")}
+        first = memory.semantic.update(
+            NewItem("doors open with a key", "action"), episode_id="e0", **args
+        )
+        second = memory.semantic.update(
+            NewItem("doors stay shut", "action"), episode_id="e1", **args
+        )
+        assert (first["event"], second["event"]) == ("ADD", "NOOP")
+    finally:
+        memory.close()
