@@ -88,7 +88,8 @@ def test_langgraph_dev_serves_the_graph(tmp_path):
                 f"{url}/assistants/{assistant['assistant_id']}/schemas", timeout=30
             ).json()
             assert {"task", "step", "trajectory"} <= set(schemas["input_schema"]["properties"])
-            assert "max_steps" in schemas["context_schema"]["properties"]  # flat, as Studio sends
+            # flat, as Studio sends it; a pattern, so keys the schema lacks still reach the graph
+            assert "^max_steps$" in schemas["context_schema"]["patternProperties"]
             thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()
             # a caller may not point the server at another endpoint, key variable or folder
             hostile = {"config": {"max_steps": 2, "model": {"base_url": "http://198.51.100.7"}}}
