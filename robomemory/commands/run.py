@@ -153,8 +153,12 @@ def build_with_phases(
     with phase(console, label):
         llm = make_llm(cfg.model)
     if cfg.model.provider == "local":
-        threads = get_local_server(cfg.model).threads
-        console.print(f"  {threads} CPU threads (ROBOMEMORY_THREADS sets them)", style="dim")
+        server = get_local_server(cfg.model)
+        console.print(
+            f"  {server.runtime} llama.cpp runtime, {server.threads} CPU threads "
+            "(ROBOMEMORY_RUNTIME, ROBOMEMORY_THREADS set them)",
+            style="dim",
+        )
     quiet_loaders()
     with phase(console, "loading the embedder"):
         embedder = make_embedder(cfg.model)
