@@ -30,6 +30,10 @@ BENCHES: dict[str, tuple[str, str]] = {
     "pi0-client": (f"{BENCH}.pi0_client", "π0 client round-trip overhead"),
     "sim-aloha": (f"{BENCH}.sim_aloha", "π0 skill loop on a MuJoCo ALOHA arm (sim extra)"),
     "local-model": (f"{BENCH}.local_model_bench", "prompt/generated tokens/s of each runtime"),
+    "summary-claims": (
+        f"{BENCH}.summary_claims",
+        "share of step summaries claiming an action not taken",
+    ),
     "suite": (f"{BENCH}.suite", "SR/GC of agents and ablations on a suite"),
     "spatial-accuracy": (f"{BENCH}.spatial_accuracy", "spatial KG accuracy vs ground truth"),
     "mem0-compare": (f"{BENCH}.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),
