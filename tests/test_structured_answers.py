@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from robomemory import prompts
 from robomemory.config import MemoryConfig
@@ -74,3 +74,15 @@ def test_a_deep_updater_answer_is_a_noop_and_consolidation_goes_on(tmp_path):
         assert (first["event"], second["event"]) == ("ADD", "NOOP")
     finally:
         memory.close()
+
+
+def test_grounded_extractor_cannot_place_a_thing_the_observation_does_not_name():
+    """The map adds only what perception names: an answer placing "meal" (named by a recipe's
+    text, not shown) or putting a shown thing in an unshown holder is refused by the schema."""
+    model = spatial.grounded_relations_model(("apple", "fridge"), "kitchen")
+    ok = model.model_validate_json('{"apple": ["in", "fridge"]}')
+    assert spatial.grounded_triples(ok) == [("apple", "in", "fridge")]
+    with pytest.raises(ValidationError):
+        model.model_validate_json('{"meal": ["on", "table"]}')
+    with pytest.raises(ValidationError):
+        model.model_validate_json('{"apple": ["on", "table"]}')

@@ -251,8 +251,13 @@ def test_observation_grounds_place_names_and_holdings() -> None:
     assert {"fridge", "milk", "cookbook"} <= set(obs.names)
     result = ex.execute(Action(verb="examine", args=["cookbook"]))
     assert result.details["changed"] is False  # a read changes nothing
+    # the recipe names the meal, which does not exist yet: perception does not report it
+    assert "meal" in result.observation.text and "meal" not in result.observation.names
+    assert "milk" in result.observation.names  # the recipe's milk is in the fridge
     result = ex.execute(Action(verb="pick_up", args=["milk"]))
     assert result.observation.holding == ["milk"] and "milk" in result.observation.names
+    result = ex.execute(Action(verb="prepare_meal", args=[]))
+    assert result.ok and "meal" in result.observation.names  # made, held: it exists now
 
 
 def test_command_to_action_maps_each_form() -> None:

@@ -12,10 +12,13 @@ QUERY_CHARS = 40
 SUMMARY_CHARS = 200
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
 
+# A small model paraphrases the action ("rolled" for dice) and reports the steps of a text the
+# robot read as done; the last two sentences forbid both.
 SUMMARIZER_SYSTEM = (
     "You are the step summarizer of a robot. In one short sentence, using only facts the "
     "observation states: the result of the last action, the room the robot is in, where the "
-    "things it names are (say what is in or on what). Use the names given."
+    "things it names are (say what is in or on what). Use the names given. Call the last "
+    "action by its own verb. A text the robot read says what to do, not what was done."
 )
 
 # Queries are noun phrases naming things of the task or observation ("red onion location"):

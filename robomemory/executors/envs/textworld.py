@@ -379,6 +379,15 @@ class TextWorldExecutor:
             if f.name == "in" and f.arguments[1].type == "I"
         ]
 
+    def _located(self) -> set[str]:
+        """Things that are somewhere now (in, on or at a thing or room, or held), and doors."""
+        here = {
+            norm_name(f.arguments[0].name)
+            for f in self._require_state().facts
+            if f.name in ("at", "in", "on") and f.arguments[0].name
+        }
+        return here | {n for n, kind in self._types.items() if kind == "d"}
+
     def _observe(self, text: str) -> None:
         """Remember every non-room entity named in ``text``."""
         for name in self._names_in(text):
@@ -399,7 +408,11 @@ class TextWorldExecutor:
         state = self._require_state()
         held = {norm_name(n) for n in self._held()}
         scene = text if scene is None else scene
-        names = self._names_in(scene) + [n for n in held if n not in scene.lower()]
+        # A read text names things that may not exist yet (a recipe's "meal"): perception
+        # reports only things the world has somewhere, so the map never places them.
+        located = self._located()
+        shown = [n for n in self._names_in(scene) if n in located]
+        names = shown + [n for n in held if n not in scene.lower()]
         return Observation(
             text=text,
             score=float(state.score),
