@@ -105,12 +105,18 @@ def test_an_irreversible_act_is_never_repeated_on_the_same_thing():
     assert "paint(cup)" not in map(str, shown)
 
 
-def test_an_irreversible_act_the_instructions_do_not_ask_for_goes_last():
-    candidates = [act("glue(cup)"), act("paint(cup)"), act("pick_up(box)")]
+def test_an_irreversible_act_the_instructions_do_not_ask_for_is_not_offered():
+    candidates = [act("glue(cup)"), act("paint(cup)"), act("pick_up(box)"), act("glue(box)")]
     note = "inspect(manual): Steps: paint the cup"
     assert unasked_irreversible(candidates, VERBS, ["Steps: paint the cup"]) == ["glue(cup)"]
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS)]
-    assert shown[0] == "paint(cup)" and shown[-1] == "glue(cup)"
+    # listed even last, a small model picks it: the cup asked to be painted is not glued
+    assert shown[0] == "paint(cup)" and "glue(cup)" not in shown
+    assert "glue(box)" in shown  # nothing is asked of the box: its acts stay
+    # withholding never leaves only the end of the task
+    only = [act("glue(cup)"), act("task_complete()")]
+    kept = offered_candidates(only, [], "hall", notes=[note], verbs=VERBS)
+    assert sorted(map(str, kept)) == ["glue(cup)", "task_complete()"]
 
 
 def test_things_the_instructions_name_that_no_known_name_is():

@@ -336,10 +336,17 @@ def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
         == []
     )
     assert left_to_do([], done, COOK_VERBS, NAMES) == []
-    # instructions are done in their order: what comes before a done one is over
+    # instructions are done in their order: what comes before a done one on the same thing,
+    # or before one on the whole, is over; another thing's instructions stay (things are
+    # often dealt with out of the written order)
     assert left_to_do([RECIPE], ["prepare_meal()"], COOK_VERBS, NAMES) == []
     assert left_to_do([RECIPE], ["dice(yellow potato)"], COOK_VERBS, NAMES) == [
+        "roast the red potato",
         "fry the yellow potato",
+        "prepare meal",
+    ]
+    assert left_to_do([RECIPE], ["cook(yellow potato, stove)"], COOK_VERBS, NAMES) == [
+        "roast the red potato",
         "prepare meal",
     ]
 

@@ -128,9 +128,11 @@ def left_to_do(
     the names the actions possible now act on).
     An instruction is done when a done action has its verb and its thing, or when the world's
     words show its result (``states``: a box shown "opened" is done with "open the box").
-    The instructions of a text are written in the order they are done, so those before the
-    last one a done action did are over too (done another way, or not needed). A result the
-    world shows ends only its own instruction."""
+    The instructions of a text are written in the order they are done, so those on a thing
+    before the last one a done action did on that thing are over too (done another way, or
+    not needed), and all before a done instruction that names no thing (it acts on the whole).
+    Another thing's instructions stay: things are often dealt with out of the written order.
+    A result the world shows ends only its own instruction."""
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
     shown = states or {}
 
@@ -143,7 +145,11 @@ def left_to_do(
     for text, known in texts:
         given = instructions(text, verbs, known)
         over = [i for i, ins in enumerate(given) if (ins.verb, ins.thing) in did]
-        for ins in given[over[-1] + 1 if over else 0 :]:
+        whole = max((i for i in over if given[i].thing is None), default=-1)
+        last_on = {given[i].thing: i for i in over}  # the last done instruction per thing
+        for i, ins in enumerate(given):
+            if i <= whole or i <= last_on.get(ins.thing, -1):
+                continue
             if (ins.verb, ins.thing) not in did and not shows(ins) and ins.phrase not in out:
                 out.append(ins.phrase)
     return out

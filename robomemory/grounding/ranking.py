@@ -147,7 +147,8 @@ def offered_candidates(
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that
     would loop (:func:`loop_actions` over the task's ``path``) or repeat an irreversible act
-    (:func:`irreversible_repeats`), ranked by :func:`by_relevance` against the notes (newest
+    (:func:`irreversible_repeats`) or that the instructions do not ask for
+    (:func:`unasked_irreversible`), ranked by :func:`by_relevance` against the notes (newest
     first); a read of a thing the task names and a way to a place it names first while nothing
     is read yet. While the notes name a thing the world has not shown (:func:`unseen_things`;
     the task frames what is read and names what is made), the search for it
@@ -165,13 +166,13 @@ def offered_candidates(
     # One the lessons disagree on (helped once, hurt another time) is left where it is;
     # finishing is always offered, and so is the rest when withholding would leave nothing.
     withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
+    # Likewise an irreversible act on a thing the instructions ask another act of ("chop the
+    # potato": slicing it loses for good) is not offered.
+    withheld |= set(unasked_irreversible(fresh, verbs, [*bodies, task]))
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):
         fresh = kept
-    unasked = unasked_irreversible(fresh, verbs, [*bodies, task])
-    ranked = by_relevance(
-        fresh, bodies, done, verbs, avoid=withheld | set(unasked), prefer=set(helped)
-    )
+    ranked = by_relevance(fresh, bodies, done, verbs, avoid=withheld, prefer=set(helped))
     # The task may point at what to read and where; what to do with things comes from what
     # was read, so until something is read the task promotes only a read and a way to a
     # place it names.
