@@ -165,6 +165,32 @@ def test_the_search_leads_until_the_thing_is_seen():
     assert str(shown[0]) == "paint(blue cup)"
 
 
+def test_the_planner_is_told_what_is_not_seen_and_where_to_look():
+    from robomemory.core import ActionSpace
+    from robomemory.nodes.common import notes_unseen
+
+    note = "inspect(manual): Steps: paint the blue cup"
+    candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]
+    state = {
+        "notes": [note],
+        "path": [["", "S0", "hall"]],
+        "observation": {"text": "A hall.", "place": "hall"},
+    }
+    space = ActionSpace(verbs=VERBS, candidates=candidates)
+    missing, search = notes_unseen(state, space, candidates, [])
+    assert missing == ["blue cup"] and search == ["open(closet)", "navigate_to(attic)"]
+    text = planner_user("Task: x", candidates, None, None, unseen=(missing, search))
+    assert text.splitlines()[-3] == (
+        "Not seen yet: blue cup. Look for it first: open(closet), navigate_to(attic)"
+    )
+    # once the closet is opened it is no more a place to look; once the cup is seen, no line
+    state["path"].append(["open(closet)", "S1", "hall"])
+    assert notes_unseen(state, space, candidates, [])[1] == ["navigate_to(attic)"]
+    seen = ActionSpace(verbs=VERBS, candidates=[act("paint(blue cup)"), *candidates])
+    assert notes_unseen(state, seen, candidates, []) == ([], [])
+    assert "Not seen yet" not in planner_user("Task: x", candidates, None, None)
+
+
 def test_reads_are_known_by_their_meaning_not_their_name():
     trajectory = [
         {"step": 1, "action": "inspect(cup)", "verb": "inspect", "outcome": "succeeded",

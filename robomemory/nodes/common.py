@@ -12,11 +12,15 @@ from robomemory.context import AgentContext, live_context
 from robomemory.core import Action, ActionSpace, Route, TextLimits
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import (
+    exploration,
     helped_now,
     left_to_do,
     loop_actions,
     offered_candidates,
+    revealed_things,
+    unseen_things,
     update_states,
+    visited_places,
 )
 from robomemory.prompts.longterm import lesson_actions
 from robomemory.state import AgentState, last_result_of, observation_of
@@ -134,6 +138,30 @@ def notes_left(state: AgentState, space: ActionSpace) -> list[str]:
         offered=[a for c in space.candidates for a in c.args],
         states=state.get("states") or {},
     )
+
+
+def notes_unseen(
+    state: AgentState, space: ActionSpace, candidates: list[Action], routes: list[Route]
+) -> tuple[list[str], list[str]]:
+    """(things the notes' instructions act on that the world has not shown, the offered
+    actions that search for them, nearest first: :func:`exploration`, as the offered list
+    ranks them); both empty when nothing is missing."""
+    bodies = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
+    names = [a for c in space.candidates for a in c.args]
+    missing = unseen_things(" . ".join(bodies), space.verbs, names)
+    if not missing:
+        return [], []
+    path = state.get("path") or []
+    acted = [str(s[0]) for s in path] + list(state.get("done_actions") or [])
+    search = exploration(
+        candidates,
+        space.verbs,
+        here=observation_of(state).place,
+        visited=visited_places(path),
+        revealed=revealed_things(acted, space.verbs),
+        routes=routes,
+    )
+    return missing, [str(a) for a in search]
 
 
 def world_states(

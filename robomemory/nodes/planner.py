@@ -18,6 +18,7 @@ from robomemory.nodes.common import (
     looping,
     map_routes,
     notes_left,
+    notes_unseen,
 )
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
 from robomemory.state import AgentState, approves, observation_of
@@ -46,6 +47,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         left,
         helped,
         looping(state, space),
+        notes_unseen(state, space, candidates, routes),
     )
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(

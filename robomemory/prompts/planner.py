@@ -137,11 +137,13 @@ def planner_user(
     left: Sequence[str] = (),
     helped: Sequence[str] = (),
     looped: Sequence[str] = (),
+    unseen: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the last result again, what helped
     before and is possible now (``helped``), what is not offered because it would loop
-    (``looped``) and what the notes instruct that is not done (``left``): a small model
+    (``looped``), what the notes instruct that is not done (``left``) and what they name
+    that is not seen yet with the actions that search for it (``unseen``): a small model
     weighs the end most."""
     parts = [context]
     if candidates:
@@ -156,6 +158,8 @@ def planner_user(
         parts.append(looped_line(looped))
     if left:
         parts.append(left_line(left))
+    if unseen[0]:
+        parts.append(unseen_line(*unseen))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
@@ -167,6 +171,13 @@ def left_line(left: Sequence[str]) -> str:
     planner's prompt: read last, an instruction is followed (the recipe's cut, eating the meal)
     where the model would otherwise go on with the pattern of its last actions."""
     return f"Left to do: {', '.join(left)}"
+
+
+def unseen_line(missing: Sequence[str], search: Sequence[str]) -> str:
+    """What the instructions need that the world has not shown, and where to look: without
+    it a small model works on the things in view (picks them up, cuts them) instead."""
+    line = f"Not seen yet: {', '.join(missing)}."
+    return f"{line} Look for it first: {', '.join(search[:3])}" if search else line
 
 
 def looped_line(looped: Sequence[str]) -> str:
