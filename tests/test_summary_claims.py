@@ -19,6 +19,10 @@ def test_past_tense_verbs_are_claims_but_states_and_perceptions_are_not():
     summary = "The robot opened the box, which was placed on a red shelf, and found a key."
     assert claimed_verbs(summary) == ["opened"]
     assert claimed_verbs("The robot took the mug and ate the bread.") == ["took", "ate"]
+    # relations and outcomes describe things or the score, not an act of the robot
+    assert claimed_verbs("The robot read a list, which included soap, and gained a point.") == [
+        "read"
+    ]
 
 
 def test_a_claim_of_the_last_action_is_supported():

@@ -61,7 +61,13 @@ NOT_PAST = frozenset(
     {"bed", "red", "shed", "need", "seed", "speed", "feed", "weed", "deed", "hundred", "sacred"}
 )
 # Verbs of perception report what the observation shows ("found a sofa"), not an action taken.
-PERCEIVES = frozenset({"find", "see", "notice", "discover", "spot", "observe"})
+PERCEIVES = frozenset({"find", "see", "notice", "discover", "spot", "observe", "encounter"})
+# Verbs of relation and outcome describe things or the score ("which included", "increased its
+# score"), not an act of the robot.
+RELATES = frozenset(
+    {"include", "contain", "consist", "require", "fit", "result", "seem", "appear", "remain",
+     "become", "increase", "gain", "earn", "designate"}
+)  # fmt: skip
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -78,15 +84,15 @@ def _stems(word: str) -> set[str]:
 
 
 def claimed_verbs(summary: str) -> list[str]:
-    """The past-tense verbs of ``summary`` used as actions: not states ("is located") and not
-    perceptions ("found", "saw")."""
+    """The past-tense verbs of ``summary`` used as actions: not states ("is located"),
+    perceptions ("found", "saw") or relations and outcomes ("included", "gained")."""
     words = _WORD.findall(summary.lower())
     claims = []
     for i, word in enumerate(words):
         past = word in IRREGULAR_PAST or (
             word.endswith("ed") and len(word) >= 4 and word not in NOT_PAST
         )
-        perceives = bool(_stems(word) & PERCEIVES)
+        perceives = bool(_stems(word) & (PERCEIVES | RELATES))
         if past and not perceives and not (i > 0 and words[i - 1] in STATE_WORDS):
             claims.append(word)
     return claims
