@@ -260,6 +260,20 @@ def test_observation_grounds_place_names_and_holdings() -> None:
     assert result.ok and "meal" in result.observation.names  # made, held: it exists now
 
 
+def test_perception_names_only_what_the_robot_can_perceive() -> None:
+    """The recipe names the white onion in the closed fridge: perception does not report it
+    (the map would place it where the recipe was read) until the fridge is opened."""
+    ex = TextWorldExecutor(bundled_game("cooking_6rooms_open"))
+    ex.reset()
+    for action in walkthrough_actions(bundled_game("cooking_6rooms_open"))[:4]:
+        result = ex.execute(action)
+    assert str(action) == "examine(cookbook)" and "white onion" in result.observation.text
+    assert "white onion" not in result.observation.names
+    result = ex.execute(Action(verb="open", args=["fridge"]))
+    assert "white onion" in result.observation.names
+    ex.close()
+
+
 def test_command_to_action_maps_each_form() -> None:
     cases = {
         "take red apple from fridge": "pick_up(red apple)",

@@ -379,14 +379,39 @@ class TextWorldExecutor:
             if f.name == "in" and f.arguments[1].type == "I"
         ]
 
-    def _located(self) -> set[str]:
-        """Things that are somewhere now (in, on or at a thing or room, or held), and doors."""
-        here = {
-            norm_name(f.arguments[0].name)
-            for f in self._require_state().facts
-            if f.name in ("at", "in", "on") and f.arguments[0].name
+    def _visible(self) -> set[str]:
+        """Things the robot can perceive now: held, in this room, or on or in something
+        visible (inside only when it is open), and the doors of this room."""
+        facts = self._require_state().facts
+        here = self._locate()
+        opened = {f.arguments[0].name for f in facts if f.name == "open"}
+        holder_of = {
+            f.arguments[0].name: (f.name, f.arguments[1])
+            for f in facts
+            if f.name in ("at", "in", "on") and len(f.arguments) == 2
+            and f.arguments[0].type != "P"
+        }  # fmt: skip
+
+        def seen(thing: str, depth: int = 0) -> bool:
+            relation, holder = holder_of.get(thing, (None, None))
+            if holder is None or depth > len(holder_of):
+                return False
+            if holder.type == "I":
+                return True
+            if relation == "at":
+                return holder.name == here
+            if relation == "in" and holder.name not in opened:
+                return False
+            return seen(holder.name, depth + 1)
+
+        doors = {
+            a.name
+            for f in facts
+            if f.name == "link" and here in (f.arguments[0].name, f.arguments[-1].name)
+            for a in f.arguments
+            if a.type == "d"
         }
-        return here | {n for n, kind in self._types.items() if kind == "d"}
+        return {norm_name(n) for n in holder_of if seen(n)} | {norm_name(d) for d in doors}
 
     def _observe(self, text: str) -> None:
         """Remember every non-room entity named in ``text``."""
@@ -408,10 +433,11 @@ class TextWorldExecutor:
         state = self._require_state()
         held = {norm_name(n) for n in self._held()}
         scene = text if scene is None else scene
-        # A read text names things that may not exist yet (a recipe's "meal"): perception
-        # reports only things the world has somewhere, so the map never places them.
-        located = self._located()
-        shown = [n for n in self._names_in(scene) if n in located]
+        # A read text names things that are elsewhere or do not exist yet (a recipe's carrot in
+        # a closed fridge, its meal): perception reports only what the robot can perceive, so
+        # the map never places them where the text was read.
+        visible = self._visible()
+        shown = [n for n in self._names_in(scene) if n in visible]
         names = shown + [n for n in held if n not in scene.lower()]
         return Observation(
             text=text,
