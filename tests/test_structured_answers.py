@@ -86,3 +86,13 @@ def test_grounded_extractor_cannot_place_a_thing_the_observation_does_not_name()
         model.model_validate_json('{"meal": ["on", "table"]}')
     with pytest.raises(ValidationError):
         model.model_validate_json('{"apple": ["on", "table"]}')
+
+
+def test_the_summarizer_sees_the_world_s_answer_not_the_action():
+    """Shown the action, a small model reports what it expects the action did; the action is
+    kept verbatim in the temporal memory, so the summarizer is given only what the world said."""
+    text = perceive.summarizer_user("You dice the onion.", "kitchen", ["onion"])
+    assert text == "Robot is in: kitchen\nNames here: onion\nObservation:\nYou dice the onion."
+    assert "Last action" in perceive.perceive_user("dice(onion)", "You dice the onion.")
+    long = perceive.summarizer_user("x" * 5000)
+    assert len(long) == len("Observation:\n") + perceive.OBSERVATION_CHARS

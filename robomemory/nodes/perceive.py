@@ -16,6 +16,7 @@ from robomemory.prompts.perceive import (
     StepSummary,
     perceive_user,
     query_user,
+    summarizer_user,
 )
 from robomemory.state import AgentState, observation_of
 
@@ -29,8 +30,9 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
     def summarize(_: object) -> str:
         fallback = StepSummary(summary=obs.text.strip()[:SUMMARY_CHARS] or "no observation")
+        scene = summarizer_user(obs.text, obs.place, obs.names)
         return run.llm.call(
-            StepSummary, SUMMARIZER_SYSTEM, user, fallback, obs.images
+            StepSummary, SUMMARIZER_SYSTEM, scene, fallback, obs.images
         ).value.summary
 
     def generate_queries(_: object) -> list[str]:

@@ -10,15 +10,16 @@ from pydantic import BaseModel, Field, StringConstraints
 # words embeds and retrieves as well as a sentence.
 QUERY_CHARS = 40
 SUMMARY_CHARS = 200
+OBSERVATION_CHARS = 1500
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
 
-# A small model paraphrases the action ("rolled" for dice) and reports the steps of a text the
-# robot read as done; the last two sentences forbid both.
+# The summarizer sees the world's answer, not the action: shown the action, a small model
+# reports what it expects the action did (a read recipe's steps as done); the action itself is
+# kept verbatim beside the summary in the temporal memory.
 SUMMARIZER_SYSTEM = (
     "You are the step summarizer of a robot. In one short sentence, using only facts the "
-    "observation states: the result of the last action, the room the robot is in, where the "
-    "things it names are (say what is in or on what). Use the names given. Call the last "
-    "action by its own verb. A text the robot read says what to do, not what was done."
+    "observation states: what it says happened, the room the robot is in, where the things it "
+    "names are (say what is in or on what). Use the names given."
 )
 
 # Queries are noun phrases naming things of the task or observation ("red onion location"):
@@ -51,16 +52,27 @@ def perceive_user(
     place: str | None = None,
     names: list[str] | None = None,
 ) -> str:
-    """The summarizer's user message: the last action and what the world answered, with the
-    robot's place and the names the observation shows when perception knows them. The task is
-    left out on purpose: a small model otherwise reports the task's goals as done."""
+    """The query generator's view of the step: the last action and what the world answered,
+    with the robot's place and the names the observation shows when perception knows them."""
     last = last_action or "none (task start)"
     head = f"Last action: {last}\n"
     if place:
         head += f"Robot is in: {place}\n"
     if names:
         head += f"Names here: {', '.join(names)}\n"
-    return f"{head}Observation:\n{observation.strip()[:1500]}"
+    return f"{head}Observation:\n{observation.strip()[:OBSERVATION_CHARS]}"
+
+
+def summarizer_user(
+    observation: str, place: str | None = None, names: list[str] | None = None
+) -> str:
+    """The summarizer's user message: what the world answered, with the robot's place and the
+    names the observation shows when perception knows them (no action, no task: see
+    SUMMARIZER_SYSTEM)."""
+    head = f"Robot is in: {place}\n" if place else ""
+    if names:
+        head += f"Names here: {', '.join(names)}\n"
+    return f"{head}Observation:\n{observation.strip()[:OBSERVATION_CHARS]}"
 
 
 def query_user(task: str, base: str, n: int) -> str:

@@ -31,7 +31,7 @@ from robomemory.local_model import ensure_model_file, slot_for, start_server
 from robomemory.prompts.perceive import SUMMARIZER_SYSTEM
 
 SCHEMA = "StepSummary"
-_LAST = re.compile(r"^Last action: (.*)$", re.M)
+_LAST = re.compile(r"^Last action: (.*)$\n?", re.M)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +54,7 @@ def logged_checks(calls: list[dict], answers: list[str], verb_words: dict[str, s
     for i, (call, answer) in enumerate(zip(calls, answers, strict=True)):
         user = call["user"]
         found = _LAST.search(user)
-        last = found.group(1) if found else None
+        last = found.group(1).strip() if found else None
         last = None if last and last.startswith("none") else last
         observation = user.split("Observation:", 1)[-1]
         summary = json.loads(answer)["summary"] if answer.strip().startswith("{") else answer
@@ -66,7 +66,8 @@ def logged_checks(calls: list[dict], answers: list[str], verb_words: dict[str, s
 
 
 def replay_answers(calls: list[dict]) -> list[str]:
-    """Each logged summarizer call again, with today's system prompt, on the embedded model."""
+    """Each logged summarizer call again, as today's summarizer sees it (its system prompt; no
+    "Last action" line, which older logs have), on the embedded model."""
     server = start_server(ensure_model_file(), ModelConfig())
     try:
         base = server.start()
@@ -76,7 +77,7 @@ def replay_answers(calls: list[dict]) -> list[str]:
                 "model": "local",
                 "messages": [
                     {"role": "system", "content": SUMMARIZER_SYSTEM},
-                    {"role": "user", "content": call["user"]},
+                    {"role": "user", "content": _LAST.sub("", call["user"]).lstrip("\n")},
                 ],
                 "max_tokens": 400,
                 "temperature": 0.0,
