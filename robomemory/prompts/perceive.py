@@ -14,8 +14,8 @@ OBSERVATION_CHARS = 1500
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
 
 # The summarizer sees the world's answer, not the action: shown the action, a small model
-# reports what it expects the action did (a read recipe's steps as done); the action itself is
-# kept verbatim beside the summary in the temporal memory.
+# reports what it expects the action did (a read recipe's steps as done); the planner sees the
+# action itself verbatim (its steps and done actions).
 SUMMARIZER_SYSTEM = (
     "You are the step summarizer of a robot. In one short sentence, using only facts the "
     "observation states: what it says happened, the room the robot is in, where the things it "
