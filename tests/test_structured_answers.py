@@ -89,8 +89,8 @@ def test_grounded_extractor_cannot_place_a_thing_the_observation_does_not_name()
 
 
 def test_the_summarizer_sees_the_world_s_answer_not_the_action():
-    """Shown the action, a small model reports what it expects the action did; the action is
-    kept verbatim in the temporal memory, so the summarizer is given only what the world said."""
+    """Shown the action, a small model reports what it expects the action did; the planner
+    sees the action verbatim, so the summarizer is given only what the world said."""
     text = perceive.summarizer_user("You dice the onion.", "kitchen", ["onion"])
     assert text == "Robot is in: kitchen\nNames here: onion\nObservation:\nYou dice the onion."
     assert "Last action" in perceive.perceive_user("dice(onion)", "You dice the onion.")
