@@ -191,6 +191,26 @@ def test_the_planner_is_told_what_is_not_seen_and_where_to_look():
     assert "Not seen yet" not in planner_user("Task: x", candidates, None, None)
 
 
+def test_a_thing_used_up_is_not_searched_for_again():
+    """The blue cup, painted and then glued into the model, is no longer offered: the task
+    acted on it, so the search does not lead and the planner is not sent to look for it."""
+    from robomemory.core import ActionSpace
+    from robomemory.nodes.common import notes_unseen
+
+    note = "inspect(manual): Steps: paint the blue cup"
+    candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]
+    path = [["", "S0", "hall"], ["paint(blue cup)", "S1", "hall"], ["glue(blue cup)", "S2", "hall"]]
+    done = ["paint(blue cup)", "glue(blue cup)"]
+    shown = offered_candidates(
+        candidates, [], "hall", notes=[note], verbs=VERBS, path=path, done=done
+    )
+    assert str(shown[0]) == "pick_up(box)"  # the world's order: no search leads
+    state = {"notes": [note], "path": path, "done_actions": done,
+             "observation": {"text": "A hall.", "place": "hall"}}  # fmt: skip
+    space = ActionSpace(verbs=VERBS, candidates=candidates)
+    assert notes_unseen(state, space, shown, []) == ([], [])
+
+
 def test_reads_are_known_by_their_meaning_not_their_name():
     trajectory = [
         {"step": 1, "action": "inspect(cup)", "verb": "inspect", "outcome": "succeeded",

@@ -9,7 +9,7 @@ search for a thing not seen yet first (:mod:`.frontier`). The model still choose
 package imports only from ``core`` and ``episode``: no world's words live here.
 """
 
-from robomemory.grounding.frontier import exploration, hops, revealed_things
+from robomemory.grounding.frontier import exploration, hops, known_things, revealed_things
 from robomemory.grounding.instructions import (
     INSTRUCTION_WORDS,
     Instruction,
@@ -61,6 +61,7 @@ __all__ = [
     "offered_candidates",
     "path_of",
     "result_forms",
+    "known_things",
     "revealed_things",
     "spent_actions",
     "unasked_irreversible",

@@ -9,6 +9,7 @@ from collections.abc import Collection, Sequence
 
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.text import parsed
 
 _FAR = 1 << 20  # a place no known route reaches
 
@@ -57,6 +58,17 @@ def exploration(
         elif action.verb in meaning.moves and target is not None and target not in visited:
             ranked.append((distance.get(target, _FAR) if target in places else 1, i, action))
     return [a for _, _, a in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def known_things(candidates: Sequence[Action], acted: Sequence[str]) -> list[str]:
+    """The things the world has shown this task: those the actions possible now act on, and
+    those the task's actions (texts ``verb(args)``) acted on, which may be gone since (cut,
+    cooked, made into something else): a thing used up is not searched for again."""
+    names = [n for a in candidates for n in a.args]
+    for text in acted:
+        _, args = parsed(text)
+        names += args
+    return list(dict.fromkeys(names))
 
 
 def revealed_things(actions: Sequence[str], verbs: Sequence[VerbSpec]) -> set[str]:

@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding.frontier import exploration, revealed_things
+from robomemory.grounding.frontier import exploration, known_things, revealed_things
 from robomemory.grounding.instructions import instructions, unseen_things
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
@@ -179,9 +179,9 @@ def offered_candidates(
     reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
     ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
     promoted = reads[:1] + ways[:1] if not notes else []
-    names = [n for a in candidates for n in a.args]
+    actions = [str(s[0]) for s in path]
+    names = known_things(candidates, [*actions, *done])
     if unseen_things(" . ".join(bodies), verbs, names):
-        actions = [str(s[0]) for s in path]
         promoted = exploration(
             ranked,
             verbs,

@@ -14,6 +14,7 @@ from robomemory.episode import TrajectoryStep
 from robomemory.grounding import (
     exploration,
     helped_now,
+    known_things,
     left_to_do,
     loop_actions,
     offered_candidates,
@@ -147,12 +148,12 @@ def notes_unseen(
     actions that search for them, nearest first: :func:`exploration`, as the offered list
     ranks them); both empty when nothing is missing."""
     bodies = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
-    names = [a for c in space.candidates for a in c.args]
+    path = state.get("path") or []
+    acted = [str(s[0]) for s in path] + list(state.get("done_actions") or [])
+    names = known_things(space.candidates, acted)
     missing = unseen_things(" . ".join(bodies), space.verbs, names)
     if not missing:
         return [], []
-    path = state.get("path") or []
-    acted = [str(s[0]) for s in path] + list(state.get("done_actions") or [])
     search = exploration(
         candidates,
         space.verbs,
