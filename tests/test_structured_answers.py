@@ -96,3 +96,12 @@ def test_the_summarizer_sees_the_world_s_answer_not_the_action():
     assert "Last action" in perceive.perceive_user("dice(onion)", "You dice the onion.")
     long = perceive.summarizer_user("x" * 5000)
     assert len(long) == len("Observation:\n") + perceive.OBSERVATION_CHARS
+
+
+def test_a_short_answer_of_the_world_is_its_own_summary():
+    """No model call, and no chance of a wrong word, for what is already one short text."""
+    short = perceive.verbatim_summary("You dice the\n\n red onion.", "kitchen")
+    assert short == "In kitchen: You dice the red onion."
+    assert perceive.verbatim_summary("You take the cup.") == "You take the cup."
+    assert perceive.verbatim_summary("x " * perceive.SUMMARY_CHARS, "kitchen") is None
+    assert perceive.verbatim_summary("   ", "kitchen") is None

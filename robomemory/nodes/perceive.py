@@ -17,6 +17,7 @@ from robomemory.prompts.perceive import (
     perceive_user,
     query_user,
     summarizer_user,
+    verbatim_summary,
 )
 from robomemory.state import AgentState, observation_of
 
@@ -28,7 +29,11 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     user = perceive_user(last_action_text(state, obs.text), obs.text, obs.place, obs.names)
     n = run.ctx.config.n_queries
 
+    verbatim = verbatim_summary(obs.text, obs.place)
+
     def summarize(_: object) -> str:
+        if verbatim is not None:  # a short answer of the world is its own summary
+            return verbatim
         fallback = StepSummary(summary=obs.text.strip()[:SUMMARY_CHARS] or "no observation")
         scene = summarizer_user(obs.text, obs.place, obs.names)
         return run.llm.call(

@@ -63,6 +63,15 @@ def perceive_user(
     return f"{head}Observation:\n{observation.strip()[:OBSERVATION_CHARS]}"
 
 
+def verbatim_summary(observation: str, place: str | None = None) -> str | None:
+    """The world's answer itself as the step summary, when it is short enough to be one
+    ("You dice the red onion."): a model summary of it adds nothing but a chance of a wrong
+    word ("rolled" for dice) and a model call. None for a longer answer."""
+    text = " ".join(observation.split())
+    line = f"In {place}: {text}" if place else text
+    return line if text and len(line) <= SUMMARY_CHARS else None
+
+
 def summarizer_user(
     observation: str, place: str | None = None, names: list[str] | None = None
 ) -> str:
