@@ -63,7 +63,7 @@ def exploration(
 def known_things(candidates: Sequence[Action], acted: Sequence[str]) -> list[str]:
     """The things the world has shown this task: those the actions possible now act on, and
     those the task's actions (texts ``verb(args)``) acted on, which may be gone since (cut,
-    cooked, made into something else): a thing used up is not searched for again."""
+    consumed, turned into something else): a thing used up is not searched for again."""
     names = [n for a in candidates for n in a.args]
     for text in acted:
         _, args = parsed(text)

@@ -166,8 +166,8 @@ def offered_candidates(
     # One the lessons disagree on (helped once, hurt another time) is left where it is;
     # finishing is always offered, and so is the rest when withholding would leave nothing.
     withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
-    # Likewise an irreversible act on a thing the instructions ask another act of ("chop the
-    # potato": slicing it loses for good) is not offered.
+    # Likewise an irreversible act on a thing the instructions ask another act of ("paint the
+    # box": gluing it cannot be undone) is not offered.
     withheld |= set(unasked_irreversible(fresh, verbs, [*bodies, task]))
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):

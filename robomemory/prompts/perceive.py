@@ -14,7 +14,7 @@ OBSERVATION_CHARS = 1500
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
 
 # The summarizer sees the world's answer, not the action: shown the action, a small model
-# reports what it expects the action did (a read recipe's steps as done); the planner sees the
+# reports what it expects the action did (a read manual's steps as done); the planner sees the
 # action itself verbatim (its steps and done actions).
 SUMMARIZER_SYSTEM = (
     "You are the step summarizer of a robot. In one short sentence, using only facts the "
@@ -22,7 +22,7 @@ SUMMARIZER_SYSTEM = (
     "names are (say what is in or on what). Use the names given."
 )
 
-# Queries are noun phrases naming things of the task or observation ("red onion location"):
+# Queries are noun phrases naming things of the task or observation ("blue box location"):
 # asked only for "2 to 4 words", a small model writes questions, longer to write and vaguer to
 # search. The example names no thing, because a concrete example answer is copied whole.
 QUERY_SYSTEM = (
@@ -65,8 +65,8 @@ def perceive_user(
 
 def verbatim_summary(observation: str, place: str | None = None) -> str | None:
     """The world's answer itself as the step summary, when it is short enough to be one
-    ("You dice the red onion."): a model summary of it adds nothing but a chance of a wrong
-    word ("rolled" for dice) and a model call. None for a longer answer."""
+    ("You open the box."): a model summary of it adds nothing but a chance of a wrong word
+    and a model call. None for a longer answer."""
     text = " ".join(observation.split())
     line = f"In {place}: {text}" if place else text
     return line if text and len(line) <= SUMMARY_CHARS else None
