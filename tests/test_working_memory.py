@@ -1,26 +1,32 @@
 """Working memory's order keeps the model server's prompt cache useful: from one step to the
-next, what only grows (what was done) stays in the shared head, and what is rewritten (where
-things are, the score) comes after it."""
+next, what only grows (what was done, one line a step) stays in the shared head, and what is
+rewritten (where things are, the score) comes after it."""
 
 from __future__ import annotations
 
 import os
-from itertools import pairwise
 
 from robomemory.memory.condenser import render
-from robomemory.nodes.memory_branches import keep_in_view
-from robomemory.nodes.recall import OLD_STEPS_CHUNK, memory_events, shown_old_steps
-from robomemory.state import RECENT_STEPS
+from robomemory.memory.temporal import entry_step
+from robomemory.nodes.memory_branches import keep_in_view, temporal_entry
+from robomemory.nodes.recall import memory_events
 
 
-def step(n: int, action: str, message: str) -> dict:
-    return {"step": n, "action": action, "outcome": "succeeded", "message": message}
+def step(n: int, action: str, message: str, outcome: str = "succeeded") -> dict:
+    return {"step": n, "action": action, "outcome": outcome, "message": message}
 
 
-def state(steps: list[dict], temporal: list[str], spatial: str, score: int) -> dict:
+def state(steps: list[dict], summaries: list[str], spatial: str, score: int) -> dict:
+    """A state after ``steps``, whose temporal buffer holds one entry per step (the task-start
+    summary first, then each step's summary after its action)."""
+    temporal = [
+        summaries[0],
+        *(temporal_entry(s, t) for s, t in zip(summaries[1:], steps, strict=True)),
+    ]
     return {
         "task": "Cook the meal and eat it.",
-        "recalled": {"temporal": "\n".join(temporal), "spatial": spatial},
+        "recalled": {"temporal": "\n".join(f"- {e}" for e in temporal), "spatial": spatial},
+        "temporal": temporal,
         "notes": ["examine(cookbook): Ingredients: milk. Directions: prepare meal"],
         "trajectory": steps,
         "score": score,
@@ -30,51 +36,44 @@ def state(steps: list[dict], temporal: list[str], spatial: str, score: int) -> d
     }
 
 
-def test_a_new_step_keeps_the_steps_before_it_in_the_shared_head():
+def test_a_new_step_only_appends_to_what_was_done():
     one = [step(1, "examine(cookbook)", "Ingredients: milk."), step(2, "pick_up(milk)", "Taken.")]
     two = [*one, step(3, "prepare_meal()", "Adding the meal to your inventory.")]
-    before = render(memory_events(state(one, ["- read", "- took milk"], "milk in fridge", 1)))
-    after = render(
-        memory_events(state(two, ["- read", "- took milk", "- made meal"], "I hold meal", 2))
-    )
+    said = ["In kitchen.", "Read the recipe.", "Took the milk."]
+    before = render(memory_events(state(one, said, "milk in fridge", 1)))
+    after = render(memory_events(state(two, [*said, "Made the meal."], "I hold meal", 2)))
     shared = os.path.commonprefix([before, after])
-    assert "Notes (read):" in shared and "step 1: examine(cookbook)" in shared
-    # the newest step is not in working memory: the planner's prompt ends with it
-    assert "step 2: pick_up(milk)" not in before and "step 2: pick_up(milk)" in after
-    assert "step 3" not in after
+    assert "Notes (read):" in shared
+    assert "- step 2: pick_up(milk) -> succeeded: Took the milk." in shared
+    assert after.count("pick_up(milk)") == 2  # listed once, and once in "Done"
+    assert "- step 3: prepare_meal() -> succeeded: Made the meal." in after
     # rewritten at any step, so after what only grows
     assert "Where things are" not in shared and "Score" not in shared
-    assert after.index("step 2:") < after.index("What I have done") < after.index("Score")
+    assert after.index("What I have done") < after.index("step 3:") < after.index("Score")
     assert after.index("Where things are") < after.index("Score")
 
 
-def test_the_newest_result_is_given_whole_the_older_ones_short():
+def test_a_step_is_described_by_its_summary_its_whole_answer_ends_the_prompt():
     from robomemory.nodes.common import last_result_line
 
     room = "-= Kitchen =- You see a fridge. " + "It is a fine room. " * 20 + "A cookbook is here."
-    steps = [step(1, "go(east)", room), step(2, "go(west)", room)]
-    text = render(memory_events(state(steps, [], "", 0)))
-    assert "step 1: go(east)" in text and "A cookbook is here." not in text
-    assert last_result_line(state(steps, [], "", 0)).endswith("A cookbook is here.")
+    steps = [step(1, "go(east)", room), step(2, "go(west)", "You can't go that way.", "failed")]
+    now = state(steps, ["Start.", "In kitchen: a fridge and a cookbook.", "No way west."], "", 0)
+    text = render(memory_events(now))
+    assert "- step 1: go(east) -> succeeded: In kitchen: a fridge and a cookbook." in text
+    assert "A cookbook is here." not in text and "- step 2: go(west) -> failed:" in text
+    assert last_result_line(now).endswith("You can't go that way.")
 
 
-def test_older_steps_leave_working_memory_a_chunk_at_a_time():
-    """Once the episode is long, the list of older steps only grows for several steps, then
-    drops a chunk: the first line of "Steps:" (and the cached prompt after it) rarely changes."""
-    shown = {}
-    for newest in range(1, 20):
-        window = [step(i, f"look({i})", "Nothing.") for i in range(1, newest + 1)]
-        window = window[-RECENT_STEPS:]  # what the state keeps
-        old = [s["step"] for s in shown_old_steps(window)]
-        assert old == list(range(old[0], newest)) if old else newest == 1
-        shown[newest] = old
-    firsts = [shown[n][0] for n in range(2, 20)]
-    assert sum(a != b for a, b in pairwise(firsts)) == 3  # at steps 9, 13 and 17
-    assert all(OLD_STEPS_CHUNK <= len(shown[n]) < 2 * OLD_STEPS_CHUNK for n in range(9, 20))
-    long = [step(i, f"look({i})", "Nothing.") for i in range(1, 11)][-RECENT_STEPS:]
-    nine = render(memory_events(state(long[:-1], [], "", 0)))
-    ten = render(memory_events(state(long, [], "", 0)))
-    assert "step 9: look(9)" in ten and "step 5: look(5)" in os.path.commonprefix([nine, ten])
+def test_the_condenser_may_summarize_the_oldest_steps_of_what_was_done():
+    steps = [step(i, f"look({i})", "Nothing.") for i in range(1, 4)]
+    events = memory_events(state(steps, ["Start.", "a", "b", "c"], "", 0))
+    done = [e for e in events if e.kind == "result"]
+    assert [e.step for e in done] == [1, 2, 3]  # activity the condenser can condense
+    assert any(e.kind == "memory" and e.text == "- Start." for e in events)  # not a step
+    assert entry_step("step 12: look() -> succeeded: x") == 12
+    assert entry_step("The robot looked around.") is None
+    assert temporal_entry("", steps[0]) == ""  # an empty summary adds nothing
 
 
 def test_long_term_lines_recalled_in_a_task_stay_in_view_in_the_order_first_recalled():

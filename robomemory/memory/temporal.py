@@ -8,6 +8,9 @@ starts again from the checkpointed buffer and never duplicates an entry.
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Mapping
+from typing import Any
 
 from robomemory.config import TemporalConfig
 from robomemory.prompts import temporal as prompts
@@ -16,6 +19,18 @@ from robomemory.structured import NodeLLM
 log = logging.getLogger(__name__)
 
 FALLBACK_CHARS = prompts.SUMMARY_CHARS  # the fallback is an answer of the same schema
+_STEP = re.compile(r"step (\d+): ")
+
+
+def step_line(item: Mapping[str, Any]) -> str:
+    """``step N: action -> outcome``, the head of an entry that describes one step."""
+    return f"step {item['step']}: {item['action']} -> {item['outcome']}"
+
+
+def entry_step(entry: str) -> int | None:
+    """The step an entry describes (``step N: ...``), None for a compressed or first entry."""
+    found = _STEP.match(entry)
+    return int(found.group(1)) if found else None
 
 
 def fallback_compress(entries: list[str], max_chars: int = FALLBACK_CHARS) -> str:

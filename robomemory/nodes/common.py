@@ -23,6 +23,7 @@ from robomemory.grounding import (
     update_states,
     visited_places,
 )
+from robomemory.memory.temporal import step_line
 from robomemory.prompts.longterm import lesson_actions
 from robomemory.state import AgentState, last_result_of, observation_of
 
@@ -80,7 +81,7 @@ def last_result_line(state: AgentState) -> str | None:
 def result_line(item: TrajectoryStep, limit: int = 300) -> str:
     """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
     message = " ".join(str(item["message"]).split())[:limit]
-    return f"step {item['step']}: {item['action']} -> {item['outcome']}: {message}"
+    return f"{step_line(item)}: {message}"
 
 
 def current_candidates(

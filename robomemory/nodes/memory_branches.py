@@ -11,9 +11,11 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.episode import TrajectoryStep
 from robomemory.memory.base import RetrievedItem, SceneGrounding
 from robomemory.memory.spatial import render_triples
 from robomemory.memory.spatial_algorithm import make_triple
+from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun
 from robomemory.state import AgentState, observation_of
 
@@ -23,8 +25,19 @@ def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     module = run.ctx.memory.temporal
     if not run.ctx.config.memory.temporal.enabled:
         return run.finish({"recalled": {"temporal": ""}})
-    buffer = module.update(list(state.get("temporal") or []), state["summary"], run.llm)
+    trajectory = state.get("trajectory") or []
+    entry = temporal_entry(state["summary"], trajectory[-1] if trajectory else None)
+    buffer = module.update(list(state.get("temporal") or []), entry, run.llm)
     return run.finish({"temporal": buffer, "recalled": {"temporal": module.render(buffer)}})
+
+
+def temporal_entry(summary: str, last: TrajectoryStep | None) -> str:
+    """A temporal-memory entry: the step's summary after the action it describes and its
+    outcome (``step 3: open(door) -> succeeded: ...``), so working memory lists what was done
+    once, in order, with the exact action."""
+    if last is None or not summary.strip():
+        return summary
+    return f"{step_line(last)}: {summary.strip()}"
 
 
 def relations(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

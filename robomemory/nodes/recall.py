@@ -2,10 +2,11 @@
 
 Working memory is ordered from stable to changing, so the model server's prompt cache reuses
 its head from one step to the next: the task, the long-term lessons and past episodes (what
-was recalled in the task, only appended to), notes of what was read, the results of the steps
-before the newest (grows by appending, drops a chunk at a time), then what is rewritten at any
-step: what was done (temporal memory, compressed every N steps), where things are, progress
-(score, done) and, last, the current observation.
+was recalled in the task, only appended to), notes of what was read, what was done (temporal
+memory: each step's action, outcome and summary, grows by appending, compressed every N
+steps), then what is rewritten at any step: where things are, progress (score, done) and,
+last, the current observation. The newest step's whole result ends the planner's and the
+critic's prompts ("Last result"), where a small model attends most.
 """
 
 from __future__ import annotations
@@ -13,31 +14,28 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.episode import TrajectoryStep
 from robomemory.memory.condenser import Condenser, Event
-from robomemory.nodes.common import NodeRun, result_line
+from robomemory.memory.temporal import entry_step
+from robomemory.nodes.common import NodeRun
 from robomemory.state import AgentState, observation_of
 
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
 TEMPORAL_SECTION = ("temporal", "What I have done")
 CHANGING_SECTION = ("spatial", "Where things are")
-OLD_RESULT_CHARS = 100
-# Older steps are dropped from working memory a chunk at a time, not one a step: a window
-# sliding by one changes the first line of "Steps:" at every step and with it the whole prompt
-# after the notes, which the prompt cache then recomputes, where a chunked one only appends.
-OLD_STEPS_CHUNK = 4
 
 
-def shown_old_steps(trajectory: list[TrajectoryStep], chunk: int = OLD_STEPS_CHUNK) -> list:
-    """The steps before the newest that working memory lists: those after the last whole
-    chunk but one (between ``chunk`` and ``2 * chunk - 1`` of them once the episode is long),
-    so the first shown changes once every ``chunk`` steps. Needs at most ``2 * chunk`` steps
-    of the state's window."""
-    if len(trajectory) < 2:
-        return []
-    newest = int(trajectory[-1]["step"])
-    first = max(0, ((newest - 1) // chunk - 1) * chunk)
-    return [item for item in trajectory[:-1] if int(item["step"]) > first]
+def temporal_events(state: AgentState) -> list[Event]:
+    """What was done: one activity event per step the temporal buffer describes (the
+    condenser may summarize the oldest), the compressed past as memory."""
+    key, title = TEMPORAL_SECTION
+    if not ((state.get("recalled") or {}).get(key) or "").strip():
+        return [Event(kind="noise", text=f"{title}:")]
+    events = [Event(kind="note", text=f"{title}:")]
+    for entry in state.get("temporal") or []:
+        step = entry_step(entry)
+        kind = "memory" if step is None else "result"
+        events.append(Event(kind=kind, text=f"- {entry}", step=step))
+    return events
 
 
 def progress_line(state: AgentState) -> str:
@@ -66,16 +64,7 @@ def memory_events(state: AgentState) -> list[Event]:
     notes = state.get("notes") or []
     if notes:
         events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
-    # Every step but the newest, shortened (what was read in full is in the notes): a new
-    # step only appends a line here. The newest step's whole result ends the planner's and the
-    # critic's prompts ("Last result"), where a small model attends most.
-    old = shown_old_steps(trajectory)
-    if old:
-        events.append(Event(kind="note", text="Steps:"))
-    for item in old:
-        text = result_line(item, OLD_RESULT_CHARS)
-        events.append(Event(kind="result", text=text, step=item["step"]))
-    events.append(section(*TEMPORAL_SECTION))
+    events += temporal_events(state)
     events.append(section(*CHANGING_SECTION))
     progress = progress_line(state)
     if progress:
