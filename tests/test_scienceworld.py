@@ -94,3 +94,28 @@ def test_scienceworld_verbs_declare_what_they_mean_and_a_look_changes_nothing(wo
     thing = next(a for a in world.action_space().candidates if a.verb == "look_at")
     result = world.execute(thing)
     assert result.details["changed"] is False and world_of(result.observation) == start.world
+
+
+def test_opening_and_closing_a_door_twice_is_set_aside_and_the_search_leads_through_it(world):
+    from robomemory.episode import trajectory_step, world_of
+    from robomemory.grounding import exploration, loop_actions, path_of
+
+    _, start = world.reset()
+    space = world.action_space()
+    door = next(a for a in space.candidates if a.verb == "open" and "door" in a.args[0])
+    found = exploration(space.candidates, space.verbs, here=start.place, visited=[start.place])
+    # what reveals comes first: looking into a room (the world lets it, doors shut) or opening
+    assert door in found and {a.verb for a in found} <= {"look_in", "open"}
+    shut = Action(verb="close", args=door.args)
+    steps = []
+    for i, action in enumerate([door, shut, door], 1):
+        result = world.execute(action)
+        assert result.ok, result.message
+        steps.append(trajectory_step(i, action, result, result.message, start.place))
+    assert steps[1]["world"] == start.world  # the door shut again: the world as it began
+    path = path_of(world_of(start), start.place, steps, start.place)
+    assert loop_actions(path) == [str(shut)]  # closing it again would close the cycle
+    space = world.action_space()
+    moves = exploration(space.candidates, space.verbs, here=start.place, visited=[start.place])
+    assert any(a.verb == "navigate_to" for a in moves)  # through the open door, not visited
+    assert all(start.place not in a.args for a in moves if a.verb == "navigate_to")
