@@ -78,6 +78,7 @@ class AgentState(TypedDict, total=False):
     done_actions: list[str]  # actions that changed the world (bounded)
     states: dict[str, str]  # known thing -> what the world's words last said it is (fried)
     path: list[list]  # [action, world after it, place] each step of the task (loop breaking)
+    exits: dict[str, list[str]]  # place -> moves offered there not taken yet (search)
     # outcome and accounting
     done: bool
     success: bool

@@ -19,6 +19,7 @@ from robomemory.grounding import (
     path_of,
     unasked_irreversible,
     unseen_things,
+    untaken_exits,
 )
 from robomemory.prompts.planner import planner_user
 
@@ -152,6 +153,39 @@ def test_the_search_leads_with_what_is_here_then_the_nearest_place_not_visited()
         "navigate_to(attic)",
         "navigate_to(pantry)",
     ]
+
+
+def test_a_place_left_with_an_exit_not_taken_is_where_the_search_goes_back_to():
+    verbs = [*VERBS, VerbSpec(name="go", arg_kinds=["direction"], moves=True)]
+    path = [["", "S0", "hall"]]
+    exits = untaken_exits({}, "hall", [act("go(north)"), act("go(east)")], verbs, path)
+    assert exits == {"hall": ["go(north)", "go(east)"]}
+    path.append(["go(east)", "S1", "bath"])  # a dead end: its only way leads back
+    exits = untaken_exits(exits, "bath", [act("go(west)"), act("open(cabinet)")], verbs, path)
+    assert exits == {"hall": ["go(north)"], "bath": ["go(west)"]}
+    routes = [Route("hall", "east", "bath")]
+    here = [act("navigate_to(hall)"), act("go(west)"), act("pick_up(towel)")]
+    found = exploration(here, verbs, here="bath", visited=["hall", "bath"], routes=routes)
+    assert [str(a) for a in found] == ["go(west)"]  # an exit, where it leads unknown
+    found = exploration(
+        here, verbs, here="bath", visited=["hall", "bath"], routes=routes, exits=exits
+    )
+    assert [str(a) for a in found] == ["go(west)", "navigate_to(hall)"]  # then back to go on
+    path.append(["navigate_to(hall)", "S0", "hall"])
+    path.append(["go(north)", "S2", "attic"])
+    exits = untaken_exits(exits, "attic", [act("go(south)")], verbs, path)
+    assert "hall" not in exits  # both its exits taken: nothing to go back for
+
+
+def test_until_something_is_read_the_moves_that_search_lead_when_the_task_s_are_not_here():
+    candidates = [act("inspect(bed)"), act("pick_up(cup)"), act("navigate_to(attic)")]
+    path = [("", "S0", "hall")]
+    task = "Read the manual in the workshop."
+    shown = offered_candidates(candidates, [], "hall", task=task, verbs=VERBS, path=path)
+    assert str(shown[0]) == "navigate_to(attic)"
+    offered = [*candidates, act("navigate_to(workshop)")]
+    shown = offered_candidates(offered, [], "hall", task=task, verbs=VERBS, path=path)
+    assert str(shown[0]) == "navigate_to(workshop)"  # the way the task names, as before
 
 
 def test_the_search_leads_until_the_thing_is_seen():

@@ -9,7 +9,13 @@ search for a thing not seen yet first (:mod:`.frontier`). The model still choose
 package imports only from ``core`` and ``episode``: no world's words live here.
 """
 
-from robomemory.grounding.frontier import exploration, hops, known_things, revealed_things
+from robomemory.grounding.frontier import (
+    exploration,
+    hops,
+    known_things,
+    revealed_things,
+    untaken_exits,
+)
 from robomemory.grounding.instructions import (
     INSTRUCTION_WORDS,
     Instruction,
@@ -68,6 +74,7 @@ __all__ = [
     "unseen_things",
     "update_done",
     "update_notes",
+    "untaken_exits",
     "update_states",
     "verb_results",
     "visited_places",

@@ -1,11 +1,13 @@
 """Search from the map: while what is left to do names a thing the world has not shown, the
 actions that look where it may be come first, nearest first: revealing what is inside a thing
-here, an exit not taken, a place not visited (by hops over the known routes)."""
+here, an exit not taken, a place not visited (by hops over the known routes), then the way back
+to a place left with an exit not taken."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from itertools import pairwise
 
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.grounding.meanings import meanings
@@ -42,11 +44,14 @@ def exploration(
     visited: Collection[str],
     revealed: Collection[str] = (),
     routes: Sequence[Route] = (),
+    exits: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Action]:
     """The candidates that search, nearest first: a reveal (``VerbSpec.reveals``: open, look
     in) of a thing not yet revealed (``revealed``) here; a move (``VerbSpec.moves``) to a
     place not ``visited``, one not named as a place (an exit: ``go(north)``) one hop away, a
-    named one by its hops over ``routes`` (unknown: last). The world's order breaks ties."""
+    named one by its hops over ``routes`` (unknown: last); then a move back to a visited
+    place with an exit not taken (``exits``, :func:`untaken_exits`), one hop further than
+    it. The world's order breaks ties."""
     meaning = meanings(verbs)
     places = {p for r in routes for p in (r.src, r.dst)} | set(visited)
     distance = hops(routes, here)
@@ -57,7 +62,33 @@ def exploration(
             ranked.append((0, i, action))
         elif action.verb in meaning.moves and target is not None and target not in visited:
             ranked.append((distance.get(target, _FAR) if target in places else 1, i, action))
+        elif action.verb in meaning.moves and target != here and (exits or {}).get(target):
+            ranked.append((distance.get(target, _FAR - 1) + 1, i, action))
     return [a for _, _, a in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def untaken_exits(
+    exits: Mapping[str, Sequence[str]],
+    place: str | None,
+    offered: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    path: Sequence[Sequence],
+) -> dict[str, list[str]]:
+    """Per place, the moves offered there (``offered`` at ``place`` now, ``exits`` before)
+    that the task's ``path`` has not taken from there and that lead to no place visited:
+    where a search may go on from a place already left."""
+    moves = meanings(verbs).moves
+    visited = {str(s[2]) for s in path if len(s) > 2 and s[2]}
+    taken = {(str(a[2]), str(b[0])) for a, b in pairwise(path) if len(a) > 2}
+    out = {p: list(v) for p, v in exits.items()}
+    if place:
+        out[place] = [str(a) for a in offered if a.verb in moves]
+    kept = {}
+    for at, ways in out.items():
+        left = [w for w in ways if (at, w) not in taken and not set(parsed(w)[1]) & visited]
+        if left:
+            kept[at] = left
+    return kept
 
 
 def known_things(candidates: Sequence[Action], acted: Sequence[str]) -> list[str]:

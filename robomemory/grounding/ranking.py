@@ -143,6 +143,7 @@ def offered_candidates(
     path: Sequence[Sequence] = (),
     states: Mapping[str, str] | None = None,
     routes: Sequence[Route] = (),
+    exits: Mapping[str, Sequence[str]] | None = None,
     limit: int | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that
@@ -150,9 +151,10 @@ def offered_candidates(
     (:func:`irreversible_repeats`) or that the instructions do not ask for
     (:func:`unasked_irreversible`), ranked by :func:`by_relevance` against the notes (newest
     first); a read of a thing the task names and a way to a place it names first while nothing
-    is read yet. While the notes name a thing the world has not shown (:func:`unseen_things`;
-    the task frames what is read and names what is made), the search for it
-    (:func:`exploration` over ``routes``) leads.
+    is read yet, and while neither is offered, the moves that search (:func:`exploration`):
+    the task points at what the robot has not found. While the notes name a thing the world
+    has not shown (:func:`unseen_things`; the task frames what is read and names what is
+    made), the search for it (:func:`exploration` over ``routes`` and ``exits``) leads.
     ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the notes, what
     helped before comes first among ties; what hurt is not offered. With ``limit``, cut to
     that many by :func:`cut_per_verb`. The planner, the critic and the baselines all see this
@@ -181,15 +183,18 @@ def offered_candidates(
     promoted = reads[:1] + ways[:1] if not notes else []
     actions = [str(s[0]) for s in path]
     names = known_things(candidates, [*actions, *done])
-    if unseen_things(" . ".join(bodies), verbs, names):
-        promoted = exploration(
+    searching = unseen_things(" . ".join(bodies), verbs, names)
+    if searching or (not notes and not promoted):
+        search = exploration(
             ranked,
             verbs,
             here=place,
             visited=visited_places(path),
             revealed=revealed_things([*actions, *done], verbs),
             routes=routes,
+            exits=exits,
         )
+        promoted = search if searching else [a for a in search if a.verb in meaning.moves]
     ordered = promoted + [a for a in ranked if a not in promoted]
     return ordered if limit is None else cut_per_verb(ordered, limit)
 

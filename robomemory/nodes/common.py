@@ -105,6 +105,7 @@ def current_candidates(
         path=state.get("path") or [],
         states=state.get("states") or {},
         routes=routes or [],
+        exits=state.get("exits") or {},
         limit=limit,
     )
 
@@ -162,6 +163,7 @@ def notes_unseen(
         visited=visited_places(path),
         revealed=revealed_things(acted, space.verbs),
         routes=routes,
+        exits=state.get("exits") or {},
     )
     return missing, [str(a) for a in search]
 

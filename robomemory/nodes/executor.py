@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
-from robomemory.grounding import extend_path, update_done, update_notes
+from robomemory.grounding import extend_path, untaken_exits, update_done, update_notes
 from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState, current_plan, observation_of
 
@@ -35,6 +35,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     }
     run.ctx.memory.episodes.record_step(state["handles"]["episode_id"], record)
     space = run.ctx.executor.action_space()
+    path = extend_path(state.get("path") or [], str(action), item.get("world"), obs.place or place)
     update: dict = {
         "step": step,
         "plan_index": index + 1,
@@ -44,8 +45,9 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "notes": update_notes(state.get("notes") or [], item, state.get("task") or "", space.verbs),
         "done_actions": update_done(state.get("done_actions") or [], item),
         "states": world_states(state.get("states"), [result.message, obs.text], space),
-        "path": extend_path(
-            state.get("path") or [], str(action), item.get("world"), obs.place or place
+        "path": path,
+        "exits": untaken_exits(
+            state.get("exits") or {}, obs.place or place, space.candidates, space.verbs, path
         ),
     }
     # Keep the previous observation when the executor returns none (e.g. a rejected action).

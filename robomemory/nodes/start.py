@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import RouteLearner, clip
 from robomemory.episode import world_of
+from robomemory.grounding import untaken_exits
 from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState
 
@@ -19,6 +20,8 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     observation = observation.bounded(text_limits(run.ctx.config))
     task = clip(state.get("task") or task, run.ctx.config.max_task_chars)
     learned = recall_routes(run.ctx)
+    space = run.ctx.executor.action_space()
+    path = [["", world_of(observation), observation.place]]
     episode_id = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
     handles = run.ctx.memory.handles(episode_id).model_dump()
     return run.finish(
@@ -27,8 +30,9 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "handles": handles,
             "step": 0,
             "observation": observation.model_dump(),
-            "states": world_states({}, [observation.text], run.ctx.executor.action_space()),
-            "path": [["", world_of(observation), observation.place]],
+            "states": world_states({}, [observation.text], space),
+            "path": path,
+            "exits": untaken_exits({}, observation.place, space.candidates, space.verbs, path),
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
             "plan": [],
