@@ -79,6 +79,7 @@ class AgentState(TypedDict, total=False):
     states: dict[str, str]  # known thing -> what the world's words last said it is (fried)
     path: list[list]  # [action, world after it, place] each step of the task (loop breaking)
     exits: dict[str, list[str]]  # place -> moves offered there not taken yet (search)
+    seen: dict[str, str]  # thing -> place where it was last offered to act on (fetch)
     # outcome and accounting
     done: bool
     success: bool

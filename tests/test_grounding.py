@@ -10,6 +10,7 @@ from pathlib import Path
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.grounding import (
     exploration,
+    fetch_moves,
     fresh_candidates,
     hops,
     irreversible_repeats,
@@ -20,6 +21,7 @@ from robomemory.grounding import (
     unasked_irreversible,
     unseen_things,
     untaken_exits,
+    update_seen,
 )
 from robomemory.prompts.planner import planner_user
 
@@ -186,6 +188,35 @@ def test_until_something_is_read_the_moves_that_search_lead_when_the_task_s_are_
     offered = [*candidates, act("navigate_to(workshop)")]
     shown = offered_candidates(offered, [], "hall", task=task, verbs=VERBS, path=path)
     assert str(shown[0]) == "navigate_to(workshop)"  # the way the task names, as before
+
+
+def test_where_a_thing_was_last_offered_is_kept_until_it_is_gone_from_there():
+    seen = update_seen({}, "hall", [act("pick_up(cup)"), act("navigate_to(attic)")], VERBS)
+    assert seen == {"cup": "hall"}  # a place one can go to is not a thing seen here
+    seen = update_seen(
+        seen, "attic", [act("pick_up(brush)"), act("put_down_to(cup, attic)")], VERBS, held=["cup"]
+    )
+    assert seen == {"cup": "hall", "brush": "attic"}  # what is held goes where the robot goes
+    seen = update_seen(seen, "hall", [act("inspect(manual)")], VERBS)
+    assert seen == {"brush": "attic", "manual": "hall"}  # the cup is gone from the hall
+
+
+def test_the_way_to_what_is_asked_for_leads_while_nothing_asked_for_is_here():
+    verbs = [*VERBS, VerbSpec(name="sand", arg_kinds=["object"], description="needs a held file")]
+    note = "inspect(manual): Steps: sand the box, paint the box"
+    seen = {"box": "attic", "file": "shed", "manual": "hall"}
+    here = [act("inspect(manual)"), act("navigate_to(attic)"), act("navigate_to(shed)")]
+    shown = offered_candidates(here, [], "hall", notes=[note], verbs=verbs, seen=seen)
+    assert str(shown[0]) == "navigate_to(attic)"  # the box, first thing asked for
+    holding_box = [*here, act("put_down_to(box, hall)")]
+    shown = offered_candidates(
+        holding_box, [], "hall", notes=[note], verbs=verbs, seen=seen, held=["box"]
+    )
+    assert str(shown[0]) == "navigate_to(shed)"  # sanding needs the file, last seen there
+    assert (
+        fetch_moves(["box", "file"], [act("pick_up(file)"), *here], verbs, here="hall", seen=seen)
+        == []
+    )  # a thing asked for is here to take: no leaving
 
 
 def test_the_search_leads_until_the_thing_is_seen():

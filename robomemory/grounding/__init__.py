@@ -11,15 +11,18 @@ package imports only from ``core`` and ``episode``: no world's words live here.
 
 from robomemory.grounding.frontier import (
     exploration,
+    fetch_moves,
     hops,
     known_things,
     revealed_things,
     untaken_exits,
+    update_seen,
 )
 from robomemory.grounding.instructions import (
     INSTRUCTION_WORDS,
     Instruction,
     instructions,
+    left_instructions,
     left_to_do,
     unseen_things,
 )
@@ -52,6 +55,7 @@ __all__ = [
     "by_relevance",
     "cut_per_verb",
     "exploration",
+    "fetch_moves",
     "extend_path",
     "fresh_candidates",
     "helped_now",
@@ -59,6 +63,7 @@ __all__ = [
     "instructions",
     "irreversible_repeats",
     "is_note",
+    "left_instructions",
     "left_to_do",
     "loop_actions",
     "meanings",
@@ -75,6 +80,7 @@ __all__ = [
     "update_done",
     "update_notes",
     "untaken_exits",
+    "update_seen",
     "update_states",
     "verb_results",
     "visited_places",

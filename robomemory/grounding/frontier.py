@@ -112,3 +112,48 @@ def revealed_things(actions: Sequence[str], verbs: Sequence[VerbSpec]) -> set[st
         if verb in reveals and thing:
             out.add(thing)
     return out
+
+
+def update_seen(
+    seen: Mapping[str, str],
+    place: str | None,
+    offered: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    held: Collection[str] = (),
+) -> dict[str, str]:
+    """Where each thing was last offered to act on: ``seen`` with the things ``offered`` at
+    ``place`` (not the ``held`` ones: they go where the robot goes), less those last seen at
+    ``place`` that it no longer offers (taken, used up, moved)."""
+    if not place:
+        return dict(seen)
+    moves = meanings(verbs).moves
+    here = {n for a in offered if a.verb not in moves for n in a.args} - {*held, place}
+    out = {thing: at for thing, at in seen.items() if at != place or thing in here}
+    out.update(dict.fromkeys(sorted(here), place))
+    return out
+
+
+def fetch_moves(
+    wanted: Sequence[str],
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    *,
+    here: str | None,
+    seen: Mapping[str, str],
+    held: Collection[str] = (),
+) -> list[Action]:
+    """While no ``wanted`` thing is here to take (offered, not held), the moves to where the
+    wanted things neither here nor held were last seen (``seen``), in ``wanted``'s order."""
+    moves = meanings(verbs).moves
+    present = {n for a in candidates if a.verb not in moves for n in a.args}
+    if any(t in present and t not in held for t in wanted):
+        return []
+    out: list[Action] = []
+    for thing in wanted:
+        at = seen.get(thing)
+        if thing in present or thing in held or at is None or at == here:
+            continue
+        move = next((a for a in candidates if a.verb in moves and a.args[:1] == [at]), None)
+        if move is not None and move not in out:
+            out.append(move)
+    return out

@@ -122,8 +122,23 @@ def left_to_do(
     offered: Collection[str] = (),
     states: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """What the notes, then the task, instruct that is not done yet, as written, in their
-    order. The task frames what is read ("Read the manual ... Once done, close the box"):
+    """The phrases of :func:`left_instructions`, as written."""
+    left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
+    return [ins.phrase for ins in left]
+
+
+def left_instructions(
+    notes: Sequence[str],
+    done: Sequence[str],
+    verbs: Sequence[VerbSpec],
+    names: Collection[str],
+    *,
+    task: str = "",
+    offered: Collection[str] = (),
+    states: Mapping[str, str] | None = None,
+) -> list[Instruction]:
+    """What the notes, then the task, instruct that is not done yet, in their order.
+    The task frames what is read ("Read the manual ... Once done, close the box"):
     its instructions are listed once the world offers an action on their thing (``offered``:
     the names the actions possible now act on).
     An instruction is done when a done action has its verb and its thing, or when the world's
@@ -140,7 +155,7 @@ def left_to_do(
         state = shown.get(ins.thing, "").split() if ins.thing else []
         return not result_forms(ins.phrase.split()[0]).isdisjoint(state)
 
-    out: list[str] = []
+    out: list[Instruction] = []
     texts = [(n.split(": ", 1)[-1], names) for n in notes] + [(task, offered)]
     for text, known in texts:
         given = instructions(text, verbs, known)
@@ -150,6 +165,7 @@ def left_to_do(
         for i, ins in enumerate(given):
             if i <= whole or i <= last_on.get(ins.thing, -1):
                 continue
-            if (ins.verb, ins.thing) not in did and not shows(ins) and ins.phrase not in out:
-                out.append(ins.phrase)
+            fresh = all(ins.phrase != o.phrase for o in out)
+            if (ins.verb, ins.thing) not in did and not shows(ins) and fresh:
+                out.append(ins)
     return out

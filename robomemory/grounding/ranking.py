@@ -11,8 +11,13 @@ from collections.abc import Collection, Mapping, Sequence
 
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding.frontier import exploration, known_things, revealed_things
-from robomemory.grounding.instructions import instructions, unseen_things
+from robomemory.grounding.frontier import (
+    exploration,
+    fetch_moves,
+    known_things,
+    revealed_things,
+)
+from robomemory.grounding.instructions import instructions, left_instructions, unseen_things
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.spent import fresh_candidates
@@ -144,6 +149,8 @@ def offered_candidates(
     states: Mapping[str, str] | None = None,
     routes: Sequence[Route] = (),
     exits: Mapping[str, Sequence[str]] | None = None,
+    seen: Mapping[str, str] | None = None,
+    held: Collection[str] = (),
     limit: int | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that
@@ -154,7 +161,9 @@ def offered_candidates(
     is read yet, and while neither is offered, the moves that search (:func:`exploration`):
     the task points at what the robot has not found. While the notes name a thing the world
     has not shown (:func:`unseen_things`; the task frames what is read and names what is
-    made), the search for it (:func:`exploration` over ``routes`` and ``exits``) leads.
+    made), the search for it (:func:`exploration` over ``routes`` and ``exits``) leads. Once
+    something is read, the way to where a thing it asks for (or what a verb it asks for
+    needs) was last ``seen`` comes first while no such thing is here (:func:`fetch_moves`).
     ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the notes, what
     helped before comes first among ties; what hurt is not offered. With ``limit``, cut to
     that many by :func:`cut_per_verb`. The planner, the critic and the baselines all see this
@@ -195,8 +204,40 @@ def offered_candidates(
             exits=exits,
         )
         promoted = search if searching else [a for a in search if a.verb in meaning.moves]
+    if notes and seen:
+        fetch = fetch_moves(
+            wanted_things(notes, done, verbs, candidates, task, states, seen),
+            ranked,
+            verbs,
+            here=place,
+            seen=seen,
+            held=held,
+        )
+        promoted = fetch[:1] + [a for a in promoted if a not in fetch[:1]]
     ordered = promoted + [a for a in ranked if a not in promoted]
     return ordered if limit is None else cut_per_verb(ordered, limit)
+
+
+def wanted_things(
+    notes: Sequence[str],
+    done: Sequence[str],
+    verbs: Sequence[VerbSpec],
+    candidates: Sequence[Action],
+    task: str,
+    states: Mapping[str, str] | None,
+    seen: Mapping[str, str],
+) -> list[str]:
+    """The things what is left to do acts on, then those the descriptions of its verbs not
+    offered now say they need ("chop: needs a held knife" -> knife), among the known."""
+    offered = [n for a in candidates for n in a.args]
+    names = list(dict.fromkeys([*offered, *seen]))
+    left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
+    described = {v.name: v.description for v in verbs}
+    verbs_now = {a.verb for a in candidates}
+    needs = set().union(*(_needs(words(i.phrase), described, verbs_now) for i in left))
+    out = [i.thing for i in left if i.thing]
+    out += [n for n in names if words(n) and words(n) <= needs]
+    return list(dict.fromkeys(out))
 
 
 def cut_per_verb(ordered: Sequence[Action], limit: int) -> list[Action]:

@@ -106,6 +106,8 @@ def current_candidates(
         states=state.get("states") or {},
         routes=routes or [],
         exits=state.get("exits") or {},
+        seen=state.get("seen") or {},
+        held=observation_of(state).holding,
         limit=limit,
     )
 

@@ -6,7 +6,13 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
-from robomemory.grounding import extend_path, untaken_exits, update_done, update_notes
+from robomemory.grounding import (
+    extend_path,
+    untaken_exits,
+    update_done,
+    update_notes,
+    update_seen,
+)
 from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState, current_plan, observation_of
 
@@ -48,6 +54,9 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "path": path,
         "exits": untaken_exits(
             state.get("exits") or {}, obs.place or place, space.candidates, space.verbs, path
+        ),
+        "seen": update_seen(
+            state.get("seen") or {}, obs.place or place, space.candidates, space.verbs, obs.holding
         ),
     }
     # Keep the previous observation when the executor returns none (e.g. a rejected action).

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import RouteLearner, clip
 from robomemory.episode import world_of
-from robomemory.grounding import untaken_exits
+from robomemory.grounding import untaken_exits, update_seen
 from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState
 
@@ -33,6 +33,9 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "states": world_states({}, [observation.text], space),
             "path": path,
             "exits": untaken_exits({}, observation.place, space.candidates, space.verbs, path),
+            "seen": update_seen(
+                {}, observation.place, space.candidates, space.verbs, observation.holding
+            ),
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
             "plan": [],
