@@ -324,3 +324,29 @@ def test_textworld_verbs_declare_what_they_mean() -> None:
         "close": "open",
         "turn_off": "turn_on",
     }
+
+
+def test_every_thing_the_game_lets_the_robot_take_is_a_candidate(tmp_path) -> None:
+    """A kitchen of a medium game holds more than the old cap of forty actions: the game's
+    list is kept whole (the grounding cuts it once it is ranked against the recipe)."""
+    from robomemory.eval.suites import tw_cooking_game
+
+    ex = TextWorldExecutor(tw_cooking_game("medium", 14, tmp_path))
+    try:
+        ex.reset()
+        for step in [
+            "go(south)",
+            "go(west)",
+            "open(fridge)",
+            "pick_up(knife)",
+            "pick_up(cilantro)",
+        ]:
+            verb, _, rest = step.partition("(")
+            assert ex.execute(act(verb, *[a for a in [rest.rstrip(")")] if a])).ok, step
+        takes = [c for c in ex._require_state().admissible_commands if c.startswith("take ")]
+        candidates = ex.action_space().candidates
+        offered = {str(a) for a in candidates if a.verb == "pick_up"}
+        assert len(candidates) > 40
+        assert len(offered) == len(takes) and "pick_up(yellow potato)" in offered
+    finally:
+        ex.close()

@@ -221,7 +221,9 @@ class TextWorldExecutor:
         ]
         actions.append(Action(verb=TASK_COMPLETE))
         valid = [a for a in actions if space.validate_action(a) is None]
-        return rank_candidates(valid)
+        # Ordered, not cut: the game's list is short, and the grounding cuts it after ranking
+        # it against what was read (a cut here dropped the recipe's potato for an apple).
+        return rank_candidates(valid, max_per_verb=len(valid), limit=len(valid))
 
     # ----- execution -----
     def execute(
