@@ -44,7 +44,7 @@ def by_relevance(
     first, the first named first (instructions are written in the order they are done), then
     named arguments; the world's order breaks ties. Ahead of both: when a text names a verb
     the world does not offer now, acting on what that verb's description says it needs
-    ("cut: needs a held knife" -> ``pick_up(knife)``). Actions to ``prefer`` (lessons say they
+    ("sand: needs a held file" -> ``pick_up(file)``). Actions to ``prefer`` (lessons say they
     helped) break the ties that are left, each one itself (not its verb).
     """
     offered = {a.verb for a in candidates}
@@ -70,8 +70,8 @@ def by_relevance(
 
 
 def _named_at(verb: list[str], text: list[str]) -> int:
-    """Where ``text`` first names ``verb``: its words one after another ("prepare meal" names
-    prepare_meal; "prepare this tasty meal" does not)."""
+    """Where ``text`` first names ``verb``: its words one after another ("paint box" names
+    paint_box; "paint the old box" does not)."""
     n = len(verb)
     for i in range(len(text) - n + 1) if n else ():
         if text[i : i + n] == verb:
@@ -103,7 +103,7 @@ def irreversible_repeats(
 ) -> list[str]:
     """Candidates that would repeat an irreversible act (``VerbSpec.irreversible``) on the
     same thing: done before (``done``), or its result shown by the world's words
-    (``states``: a thing shown cooked is not cooked again)."""
+    (``states``: a thing shown painted is not painted again)."""
     specs = {v.name: v for v in verbs if v.irreversible}
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
     out: list[str] = []
@@ -228,7 +228,7 @@ def wanted_things(
     seen: Mapping[str, str],
 ) -> list[str]:
     """The things what is left to do acts on, then those the descriptions of its verbs not
-    offered now say they need ("chop: needs a held knife" -> knife), among the known."""
+    offered now say they need ("sand: needs a held file" -> file), among the known."""
     offered = [n for a in candidates for n in a.args]
     names = list(dict.fromkeys([*offered, *seen]))
     left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)

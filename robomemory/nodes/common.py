@@ -68,7 +68,7 @@ def last_action_text(state: AgentState, shown: str = "") -> str | None:
 
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot
-# sees now (cut at 300 characters, a room's description lost the cookbook on its table).
+# sees now (cut at 300 characters, a room's description lost the manual on its table).
 LAST_RESULT_CHARS = 1200
 
 
@@ -79,7 +79,7 @@ def last_result_line(state: AgentState) -> str | None:
 
 
 def result_line(item: TrajectoryStep, limit: int = 300) -> str:
-    """One executed action and the world's answer, whitespace collapsed (recipes stay whole)."""
+    """One executed action and the world's answer, spaces collapsed (what was read stays whole)."""
     message = " ".join(str(item["message"]).split())[:limit]
     return f"{step_line(item)}: {message}"
 

@@ -168,7 +168,7 @@ def planner_user(
 
 def left_line(left: Sequence[str]) -> str:
     """What the notes and the task instruct that is not done, as written, for the end of the
-    planner's prompt: read last, an instruction is followed (the recipe's cut, eating the meal)
+    planner's prompt: read last, an instruction is followed (the manual's next step, the last one)
     where the model would otherwise go on with the pattern of its last actions."""
     return f"Left to do: {', '.join(left)}"
 
