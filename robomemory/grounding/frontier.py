@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from itertools import pairwise
 
 from robomemory.core import Action, Route, VerbSpec
+from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.text import parsed
 
@@ -78,7 +79,7 @@ def untaken_exits(
     that the task's ``path`` has not taken from there and that lead to no place visited:
     where a search may go on from a place already left."""
     moves = meanings(verbs).moves
-    visited = {str(s[2]) for s in path if len(s) > 2 and s[2]}
+    visited = set(visited_places(path))
     taken = {(str(a[2]), str(b[0])) for a, b in pairwise(path) if len(a) > 2}
     out = {p: list(v) for p, v in exits.items()}
     if place:
