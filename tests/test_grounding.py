@@ -19,6 +19,7 @@ from robomemory.grounding import (
     offered_candidates,
     path_of,
     unasked_irreversible,
+    unrequested_irreversible,
     unseen_things,
     untaken_exits,
     update_seen,
@@ -120,6 +121,18 @@ def test_an_irreversible_act_the_instructions_do_not_ask_for_is_not_offered():
     only = [act("glue(cup)"), act("task_complete()")]
     kept = offered_candidates(only, [], "hall", notes=[note], verbs=VERBS)
     assert sorted(map(str, kept)) == ["glue(cup)", "task_complete()"]
+
+
+def test_an_irreversible_act_nothing_asks_for_ranks_last():
+    candidates = [act("paint(box)"), act("paint(cup)"), act("pick_up(cup)"), act("task_complete()")]
+    # nothing read yet, and the task asks only for the cup to be painted
+    task = "Find the manual. Then paint the cup."
+    assert unrequested_irreversible(candidates, VERBS, [task]) == ["paint(box)"]
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, verbs=VERBS)]
+    assert shown[-1] == "paint(box)" and "paint(cup)" in shown[:2]
+    # a task that asks for no act on a name ("paint it"): every irreversible act goes last
+    shown = offered_candidates(candidates, [], "hall", task="Paint it.", verbs=VERBS)
+    assert [str(a) for a in shown][-2:] == ["paint(box)", "paint(cup)"]
 
 
 def test_things_the_instructions_name_that_no_known_name_is():

@@ -41,6 +41,7 @@ from robomemory.grounding.ranking import (
     irreversible_repeats,
     offered_candidates,
     unasked_irreversible,
+    unrequested_irreversible,
 )
 from robomemory.grounding.spent import FAILED, LOOK, fresh_candidates, spent_actions
 from robomemory.grounding.states import result_forms, update_states, verb_results
@@ -76,6 +77,7 @@ __all__ = [
     "revealed_things",
     "spent_actions",
     "unasked_irreversible",
+    "unrequested_irreversible",
     "unseen_things",
     "update_done",
     "update_notes",

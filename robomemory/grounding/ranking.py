@@ -135,6 +135,23 @@ def unasked_irreversible(
     ]
 
 
+def unrequested_irreversible(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
+) -> list[str]:
+    """Irreversible candidates that no instruction of ``texts`` asks for: its verb on its
+    thing ("enjoy the meal" asks eat(meal), not eat(apple)); before anything is read, every
+    irreversible act but those the task asks for. They rank last, not withheld: a text may
+    name a thing by a word the world does not use."""
+    irreversible = meanings(verbs).irreversible
+    names = [a.args[0] for a in candidates if a.args]
+    asked = {(i.verb, i.thing) for text in texts for i in instructions(text, verbs, names)}
+    return [
+        str(a)
+        for a in candidates
+        if a.verb in irreversible and (a.verb, a.args[0] if a.args else None) not in asked
+    ]
+
+
 def offered_candidates(
     candidates: Sequence[Action],
     trajectory: Sequence[TrajectoryStep],
@@ -153,21 +170,22 @@ def offered_candidates(
     held: Collection[str] = (),
     limit: int | None = None,
 ) -> list[Action]:
-    """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that
-    would loop (:func:`loop_actions` over the task's ``path``) or repeat an irreversible act
+    """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that would
+    loop (:func:`loop_actions` over the task's ``path``) or repeat an irreversible act
     (:func:`irreversible_repeats`) or that the instructions do not ask for
-    (:func:`unasked_irreversible`), ranked by :func:`by_relevance` against the notes (newest
-    first); a read of a thing the task names and a way to a place it names first while nothing
-    is read yet, and while neither is offered, the moves that search (:func:`exploration`):
-    the task points at what the robot has not found. While the notes name a thing the world
-    has not shown (:func:`unseen_things`; the task frames what is read and names what is
-    made), the search for it (:func:`exploration` over ``routes`` and ``exits``) leads. Once
-    something is read, the way to where a thing it asks for (or what a verb it asks for
-    needs) was last ``seen`` comes first while no such thing is here (:func:`fetch_moves`).
-    ``lessons`` = (helped, hurt) actions that long-term memory recalls: after the notes, what
-    helped before comes first among ties; what hurt is not offered. With ``limit``, cut to
-    that many by :func:`cut_per_verb`. The planner, the critic and the baselines all see this
-    list."""
+    (:func:`unasked_irreversible`), ranked by :func:`by_relevance` against the notes (newest first),
+    an irreversible act no instruction asks for last (:func:`unrequested_irreversible`); a read of a
+    thing the task names and a way to a place it names first while nothing is read yet, and while
+    neither is offered, the moves that search (:func:`exploration`): the task points at what the
+    robot has not found. While the notes name a thing the world has not shown
+    (:func:`unseen_things`; the task frames what is read and names what is made), the search for it
+    (:func:`exploration` over ``routes`` and ``exits``) leads. Once something is read, the way to
+    where a thing it asks for (or what a verb it asks for needs) was last ``seen`` comes first while
+    no such thing is here (:func:`fetch_moves`). ``lessons`` = (helped, hurt) actions that long-term
+    memory recalls: after the notes, what helped before comes first among ties; what hurt is not
+    offered. With ``limit``, cut to that many by :func:`cut_per_verb`. The planner, the critic and
+    the baselines all see this list.
+    """
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, done, states)]
@@ -183,7 +201,9 @@ def offered_candidates(
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):
         fresh = kept
-    ranked = by_relevance(fresh, bodies, done, verbs, avoid=withheld, prefer=set(helped))
+    # An irreversible act nothing asks for ranks last: a small model takes the head of a list.
+    last = withheld | set(unrequested_irreversible(fresh, verbs, [*bodies, task]))
+    ranked = by_relevance(fresh, bodies, done, verbs, avoid=last, prefer=set(helped))
     # The task may point at what to read and where; what to do with things comes from what
     # was read, so until something is read the task promotes only a read and a way to a
     # place it names.
