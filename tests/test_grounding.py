@@ -241,6 +241,12 @@ def test_the_search_leads_until_the_thing_is_seen():
     seen = [act("paint(blue cup)"), *candidates]
     shown = offered_candidates(seen, [], "hall", notes=[note], verbs=VERBS, path=path)
     assert str(shown[0]) == "paint(blue cup)"
+    # seen before in a place left since: fetched from there, not searched for
+    there = {"blue cup": "attic"}
+    shown = offered_candidates(
+        candidates, [], "hall", notes=[note], verbs=VERBS, path=path, seen=there
+    )
+    assert [str(a) for a in shown][:2] == ["navigate_to(attic)", "pick_up(box)"]
 
 
 def test_the_planner_is_told_what_is_not_seen_and_where_to_look():
@@ -266,6 +272,7 @@ def test_the_planner_is_told_what_is_not_seen_and_where_to_look():
     assert notes_unseen(state, space, candidates, [])[1] == ["navigate_to(attic)"]
     seen = ActionSpace(verbs=VERBS, candidates=[act("paint(blue cup)"), *candidates])
     assert notes_unseen(state, seen, candidates, []) == ([], [])
+    assert notes_unseen({**state, "seen": {"blue cup": "attic"}}, space, candidates, []) == ([], [])
     assert "Not seen yet" not in planner_user("Task: x", candidates, None, None)
 
 

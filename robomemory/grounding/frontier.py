@@ -92,11 +92,14 @@ def untaken_exits(
     return kept
 
 
-def known_things(candidates: Sequence[Action], acted: Sequence[str]) -> list[str]:
-    """The things the world has shown this task: those the actions possible now act on, and
-    those the task's actions (texts ``verb(args)``) acted on, which may be gone since (cut,
-    consumed, turned into something else): a thing used up is not searched for again."""
-    names = [n for a in candidates for n in a.args]
+def known_things(
+    candidates: Sequence[Action], acted: Sequence[str], seen: Collection[str] = ()
+) -> list[str]:
+    """The things the world has shown this task: those the actions possible now act on, those
+    offered elsewhere before (``seen``: fetched, not searched for), and those the task's
+    actions (texts ``verb(args)``) acted on, which may be gone since (cut, consumed, turned
+    into something else): a thing used up is not searched for again."""
+    names = [n for a in candidates for n in a.args] + list(seen)
     for text in acted:
         _, args = parsed(text)
         names += args

@@ -211,7 +211,7 @@ def offered_candidates(
     ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
     promoted = reads[:1] + ways[:1] if not notes else []
     actions = [str(s[0]) for s in path]
-    names = known_things(candidates, [*actions, *done])
+    names = known_things(candidates, [*actions, *done], seen or {})
     searching = unseen_things(" . ".join(bodies), verbs, names)
     if searching or (not notes and not promoted):
         search = exploration(

@@ -154,7 +154,7 @@ def notes_unseen(
     bodies = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
     path = state.get("path") or []
     acted = [str(s[0]) for s in path] + list(state.get("done_actions") or [])
-    names = known_things(space.candidates, acted)
+    names = known_things(space.candidates, acted, state.get("seen") or {})
     missing = unseen_things(" . ".join(bodies), space.verbs, names)
     if not missing:
         return [], []
