@@ -96,6 +96,22 @@ def test_scienceworld_verbs_declare_what_they_mean_and_a_look_changes_nothing(wo
     assert result.details["changed"] is False and world_of(result.observation) == start.world
 
 
+def test_the_task_s_steps_are_read_in_the_world_s_words_and_the_commit_ranks_last(world):
+    from robomemory.grounding import left_to_do, meanings, offered_candidates
+
+    task, start = world.reset()
+    space = world.action_space()
+    verbs = space.verbs
+    # "Then, move it to the red box in the kitchen": listed once the red box is offered
+    assert left_to_do([], [], verbs, ["red box"], task=task, offered=["red box"]) == [
+        "move it to the red box"
+    ]
+    shown = offered_candidates(space.candidates, [], start.place, task=task, verbs=verbs)
+    commits = [i for i, a in enumerate(shown) if a.verb in meanings(verbs).irreversible]
+    # "focus on the thing" names no thing: a focus, which ends the task when wrong, goes last
+    assert commits and commits == list(range(len(shown) - len(commits), len(shown)))
+
+
 def test_opening_and_closing_a_door_twice_is_set_aside_and_the_search_leads_through_it(world):
     from robomemory.episode import trajectory_step, world_of
     from robomemory.grounding import exploration, loop_actions, path_of

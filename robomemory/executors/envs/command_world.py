@@ -42,12 +42,14 @@ class Verb:
     reverses: str | None = None
     irreversible: bool = False
     reveals: bool = False
+    aliases: tuple[str, ...] = ()  # the world's own words for it, as its tasks write them
 
     def spec(self) -> VerbSpec:
         return VerbSpec(
             name=self.name,
             arg_kinds=list(self.arg_kinds),
             description=self.description,
+            aliases=list(self.aliases),
             reads=self.reads,
             moves=self.moves,
             reverses=self.reverses,

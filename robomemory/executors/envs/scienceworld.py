@@ -54,6 +54,7 @@ VERBS: tuple[Verb, ...] = (
         "move {0} to {1}",
         "move an object into/onto",
         reverses="pick_up",
+        aliases=("move",),  # tasks say "move it to the red box"
     ),
     Verb("drop", ("object",), "put down {0}", "put a held object down here", reverses="pick_up"),
     Verb("open", ("object",), "open {0}", reveals=True),
