@@ -22,6 +22,7 @@ from robomemory.grounding import (
     unrequested_irreversible,
     unseen_things,
     untaken_exits,
+    update_notes,
     update_seen,
 )
 from robomemory.prompts.planner import planner_user
@@ -133,6 +134,17 @@ def test_an_irreversible_act_nothing_asks_for_ranks_last():
     # a task that asks for no act on a name ("paint it"): every irreversible act goes last
     shown = offered_candidates(candidates, [], "hall", task="Paint it.", verbs=VERBS)
     assert [str(a) for a in shown][-2:] == ["paint(box)", "paint(cup)"]
+
+
+def test_a_document_read_is_kept_whole_to_its_last_step():
+    steps = " ".join(
+        f"paint the cup number {i}, then inspect the paint of box {i}." for i in range(9)
+    )
+    message = f"The manual reads:\nSteps:\n{steps}\nDone."
+    item = {"action": "inspect(manual)", "verb": "inspect", "args": ["manual"],
+            "outcome": "succeeded", "message": message}  # fmt: skip
+    (note,) = update_notes([], item, "Read the manual.", VERBS)
+    assert len(note) > 500 and note.endswith("box 8. Done.")
 
 
 def test_things_the_instructions_name_that_no_known_name_is():

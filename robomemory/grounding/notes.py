@@ -10,7 +10,8 @@ from robomemory.grounding.meanings import meanings
 from robomemory.grounding.text import WORD
 
 NOTE_MIN_LINES = 4  # a read answered by a document (instructions, a manual), not a sentence
-NOTE_MAX_CHARS = 400
+# A page: a longer document's later steps were cut (seven steps of a manual end past 400).
+NOTE_MAX_CHARS = 1000
 MAX_NOTES = 2
 
 
