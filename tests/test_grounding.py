@@ -319,6 +319,10 @@ def test_reads_are_known_by_their_meaning_not_their_name():
     fresh = [str(a) for a in fresh_candidates(candidates, trajectory, "hall", VERBS)]
     assert "inspect(cup)" not in fresh  # its answer will not change
     assert "inspect(cup)" in map(str, fresh_candidates(candidates, trajectory, "hall", []))
+    # elsewhere the cup may be another cup; a cup held is the same one wherever it is read
+    assert "inspect(cup)" in map(str, fresh_candidates(candidates, trajectory, "attic", VERBS))
+    held = fresh_candidates(candidates, trajectory, "attic", VERBS, held=["cup"])
+    assert "inspect(cup)" not in map(str, held)
 
 
 def test_the_grounding_imports_only_core_and_episode():

@@ -189,7 +189,7 @@ def offered_candidates(
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, done, states)]
-    fresh = fresh_candidates(candidates, trajectory, place, verbs, aside)
+    fresh = fresh_candidates(candidates, trajectory, place, verbs, aside, held)
     helped, hurt = lessons
     # An action a lesson says hurt is not offered: listed, even last, a small model copies it.
     # One the lessons disagree on (helped once, hurt another time) is left where it is;

@@ -7,13 +7,17 @@ from collections.abc import Collection, Sequence
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.text import parsed
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
 LOOK = "look()"  # describes the place the robot is in
 
 
 def spent_actions(
-    trajectory: Sequence[TrajectoryStep], place: str | None, verbs: Sequence[VerbSpec] = ()
+    trajectory: Sequence[TrajectoryStep],
+    place: str | None,
+    verbs: Sequence[VerbSpec] = (),
+    held: Collection[str] = (),
 ) -> set[str]:
     """Actions (as ``verb(args)`` text) not worth offering again now.
 
@@ -21,7 +25,7 @@ def spent_actions(
     world's state change) and ``place`` (where the robot was). Rules:
     - since the world last changed: failed actions, and actions that changed nothing here;
     - over the whole episode: reads of a thing (``VerbSpec.reads``) that changed nothing here
-      (same answer);
+      (same answer), or anywhere when the thing is ``held`` (it goes where the robot goes);
     - the action that made the last change, while the robot is where it made it;
     - ``look()`` right after arriving: what the robot observed on arrival is the place.
     Without ``changed`` a succeeded action counts as having changed the world.
@@ -38,7 +42,7 @@ def spent_actions(
         no_effect = not _changed(item) and str(item["outcome"]) not in FAILED
         if i > last_change and (str(item["outcome"]) in FAILED or (no_effect and here)):
             spent.add(str(item["action"]))
-        elif no_effect and here and _verb(item) in reads:
+        elif no_effect and (here or _of_held(item, held)) and _verb(item) in reads:
             spent.add(str(item["action"]))
     if trajectory and place is not None:
         last = trajectory[-1]
@@ -49,6 +53,11 @@ def spent_actions(
 
 def _verb(item: TrajectoryStep) -> str:
     return str(item.get("verb") or str(item["action"]).split("(", 1)[0])
+
+
+def _of_held(item: TrajectoryStep, held: Collection[str]) -> bool:
+    args = item.get("args") or parsed(str(item["action"]))[1]
+    return len(args) == 1 and args[0] in held
 
 
 def _here(item: TrajectoryStep, place: str | None) -> bool:
@@ -69,10 +78,11 @@ def fresh_candidates(
     place: str | None,
     verbs: Sequence[VerbSpec] = (),
     set_aside: Collection[str] = (),
+    held: Collection[str] = (),
 ) -> list[Action]:
     """``candidates`` less the spent ones and those ``set_aside`` (loops, repeated irreversible
     acts); all of them when nothing would be left but ``task_complete``."""
-    spent = spent_actions(trajectory, place, verbs) | set(set_aside)
+    spent = spent_actions(trajectory, place, verbs, held) | set(set_aside)
     fresh = [a for a in candidates if str(a) not in spent]
     if all(a.verb == TASK_COMPLETE for a in fresh):
         return list(candidates)
