@@ -117,7 +117,12 @@ def test_an_irreversible_act_the_instructions_do_not_ask_for_is_not_offered():
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS)]
     # listed even last, a small model picks it: the cup asked to be painted is not glued
     assert shown[0] == "paint(cup)" and "glue(cup)" not in shown
-    assert "glue(box)" in shown  # nothing is asked of the box: its acts stay
+    # once something is read, an irreversible act neither its verb nor its thing named by it
+    # is not offered; the verb it names, on another thing, is offered last
+    assert "glue(box)" not in shown
+    more = [*candidates, act("paint(box)")]
+    shown = [str(a) for a in offered_candidates(more, [], "hall", notes=[note], verbs=VERBS)]
+    assert shown[-1] == "paint(box)" and "glue(box)" not in shown
     # withholding never leaves only the end of the task
     only = [act("glue(cup)"), act("task_complete()")]
     kept = offered_candidates(only, [], "hall", notes=[note], verbs=VERBS)
@@ -145,6 +150,20 @@ def test_a_document_read_is_kept_whole_to_its_last_step():
             "outcome": "succeeded", "message": message}  # fmt: skip
     (note,) = update_notes([], item, "Read the manual.", VERBS)
     assert len(note) > 500 and note.endswith("box 8. Done.")
+
+
+def test_every_option_of_a_commitment_the_task_names_is_shown():
+    candidates = [act(f"inspect(box {i})") for i in range(8)]
+    candidates += [act("paint(box 1)"), act("paint(cup)"), act("paint(jar)"), act("glue(cup)")]
+    task = "Paint the thing that holds water."  # which thing is the task's question
+    shown = [
+        str(a) for a in offered_candidates(candidates, [], "hall", task=task, verbs=VERBS, limit=5)
+    ]
+    assert {"paint(box 1)", "paint(cup)", "paint(jar)"} <= set(shown)
+    # each other verb keeps its first; the rest is cut from the tail
+    assert shown == ["inspect(box 0)", "paint(box 1)", "paint(cup)", "paint(jar)", "glue(cup)"]
+    plain = offered_candidates(candidates, [], "hall", task="Tidy up.", verbs=VERBS, limit=5)
+    assert sum(a.verb == "paint" for a in plain) == 1
 
 
 def test_things_the_instructions_name_that_no_known_name_is():

@@ -110,6 +110,10 @@ def test_the_task_s_steps_are_read_in_the_world_s_words_and_the_commit_ranks_las
     commits = [i for i, a in enumerate(shown) if a.verb in meanings(verbs).irreversible]
     # "focus on the thing" names no thing: a focus, which ends the task when wrong, goes last
     assert commits and commits == list(range(len(shown) - len(commits), len(shown)))
+    # and the list a prompt shows, cut to 20, keeps each thing the robot may focus on
+    focus = [a for a in space.candidates if a.verb == "focus_on"]
+    cut = offered_candidates(space.candidates, [], start.place, task=task, verbs=verbs, limit=20)
+    assert len(focus) > 1 and all(a in cut for a in focus[:8])
 
 
 def test_opening_and_closing_a_door_twice_is_set_aside_and_the_search_leads_through_it(world):

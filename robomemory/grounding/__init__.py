@@ -24,6 +24,7 @@ from robomemory.grounding.instructions import (
     instructions,
     left_instructions,
     left_to_do,
+    named_verbs,
     unseen_things,
 )
 from robomemory.grounding.loops import (
@@ -67,6 +68,7 @@ __all__ = [
     "left_instructions",
     "left_to_do",
     "loop_actions",
+    "named_verbs",
     "meanings",
     "named_by",
     "notes_of",

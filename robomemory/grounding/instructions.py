@@ -36,6 +36,12 @@ def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, 
     return sorted(out, key=lambda m: m[0])
 
 
+def named_verbs(text: str, verbs: Sequence[VerbSpec]) -> set[str]:
+    """The verbs ``text`` names, by their name's words or an alias ("focus on the thing")."""
+    content = [w for w in WORD.findall(text.lower()) if w not in FILLER]
+    return {verb.name for _, _, verb in _mentions(content, verbs)}
+
+
 def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[Instruction]:
     """The instructions ``text`` gives, in its order: each place it names a verb of the API
     (by its name's words or an alias), with the known name (``names``) that follows it within

@@ -17,7 +17,12 @@ from robomemory.grounding.frontier import (
     known_things,
     revealed_things,
 )
-from robomemory.grounding.instructions import instructions, left_instructions, unseen_things
+from robomemory.grounding.instructions import (
+    instructions,
+    left_instructions,
+    named_verbs,
+    unseen_things,
+)
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.spent import fresh_candidates
@@ -25,6 +30,7 @@ from robomemory.grounding.states import shows
 from robomemory.grounding.text import named_by, parsed, word_list, words
 
 _NOT_NAMED = 1 << 30
+WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
 
 
 def by_relevance(
@@ -152,6 +158,29 @@ def unrequested_irreversible(
     ]
 
 
+def unread_acts(
+    candidates: Sequence[Action],
+    unrequested: Collection[str],
+    notes: Sequence[str],
+    task: str,
+    verbs: Sequence[VerbSpec],
+) -> list[str]:
+    """Of the ``unrequested`` irreversible candidates, once ``notes`` were read, those whose
+    verb no note names and whose thing (all its words) neither a note nor the task names;
+    none before anything is read."""
+    if not notes:
+        return []
+    read = " . ".join(notes)
+    said = words(f"{read} {task}")
+    named = named_verbs(read, verbs)
+    out: list[str] = []
+    for a in candidates:
+        thing = words(a.args[0]) if a.args else set()
+        if str(a) in unrequested and a.verb not in named and not (thing and thing <= said):
+            out.append(str(a))
+    return out
+
+
 def offered_candidates(
     candidates: Sequence[Action],
     trajectory: Sequence[TrajectoryStep],
@@ -198,11 +227,15 @@ def offered_candidates(
     # Likewise an irreversible act on a thing the instructions ask another act of ("paint the
     # box": gluing it cannot be undone) is not offered.
     withheld |= set(unasked_irreversible(fresh, verbs, [*bodies, task]))
+    unrequested = unrequested_irreversible(fresh, verbs, [*bodies, task])
+    # Once something is read, an irreversible act on a thing nothing read or given names, by
+    # a verb nothing read names, is not offered either (slicing a pepper no recipe lists).
+    withheld |= set(unread_acts(fresh, unrequested, bodies, task, verbs))
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):
         fresh = kept
     # An irreversible act nothing asks for ranks last: a small model takes the head of a list.
-    last = withheld | set(unrequested_irreversible(fresh, verbs, [*bodies, task]))
+    last = withheld | set(unrequested)
     ranked = by_relevance(fresh, bodies, done, verbs, avoid=last, prefer=set(helped))
     # The task may point at what to read and where; what to do with things comes from what
     # was read, so until something is read the task promotes only a read and a way to a
@@ -235,7 +268,10 @@ def offered_candidates(
         )
         promoted = fetch[:1] + [a for a in promoted if a not in fetch[:1]]
     ordered = promoted + [a for a in ranked if a not in promoted]
-    return ordered if limit is None else cut_per_verb(ordered, limit)
+    # An irreversible verb the task names ("focus on the thing") is a choice the task turns
+    # on: the planner can only name an action it is shown, so every option stays.
+    whole = named_verbs(task, verbs) & meaning.irreversible
+    return ordered if limit is None else cut_per_verb(ordered, limit, whole)
 
 
 def wanted_things(
@@ -260,14 +296,20 @@ def wanted_things(
     return list(dict.fromkeys(out))
 
 
-def cut_per_verb(ordered: Sequence[Action], limit: int) -> list[Action]:
+def cut_per_verb(
+    ordered: Sequence[Action], limit: int, whole: Collection[str] = ()
+) -> list[Action]:
     """The ``limit`` best-ranked of ``ordered``, in their order, where each verb's best-ranked
     action is kept whatever its rank: every kind of action (a move, a look, finishing) stays
-    visible while long lists (examine x 20) are cut from their tail."""
+    visible while long lists (examine x 20) are cut from their tail. The verbs in ``whole``
+    keep their first WHOLE_VERB_SHOWN actions: a choice among them is the task's."""
     firsts: dict[str, int] = {}
+    kept: dict[str, list[int]] = {}
     for i, action in enumerate(ordered):
         firsts.setdefault(action.verb, i)
-    reserved = set(firsts.values())
+        if action.verb in whole:
+            kept.setdefault(action.verb, []).append(i)
+    reserved = set(firsts.values()).union(*(k[:WHOLE_VERB_SHOWN] for k in kept.values()))
     room = max(0, limit - len(reserved))
     others = [i for i in range(len(ordered)) if i not in reserved][:room]
     return [ordered[i] for i in sorted(reserved.union(others))]
