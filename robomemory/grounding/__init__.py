@@ -26,6 +26,7 @@ from robomemory.grounding.instructions import (
     left_to_do,
     named_verbs,
     unseen_things,
+    verb_phrases,
 )
 from robomemory.grounding.loops import (
     extend_path,
@@ -86,6 +87,7 @@ __all__ = [
     "untaken_exits",
     "update_seen",
     "update_states",
+    "verb_phrases",
     "verb_results",
     "visited_places",
 ]

@@ -22,6 +22,7 @@ from robomemory.grounding.instructions import (
     left_instructions,
     named_verbs,
     unseen_things,
+    verb_phrases,
 )
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
@@ -165,20 +166,36 @@ def unread_acts(
     task: str,
     verbs: Sequence[VerbSpec],
 ) -> list[str]:
-    """Of the ``unrequested`` irreversible candidates, once ``notes`` were read, those whose
-    verb no note names and whose thing (all its words) neither a note nor the task names;
-    none before anything is read."""
+    """Of the ``unrequested`` irreversible candidates, once ``notes`` were read, those on a
+    thing that neither the notes nor the task name (its words, in order) and that holds no
+    phrase the notes ask that verb of (its first two words: "mix sodium chloride" is asked of
+    "cup containing sodium chloride and water"; "dice the orange bell pepper" is not asked of
+    "green apple"); a verb without a thing, when the notes do not name it. None before
+    anything is read."""
     if not notes:
         return []
     read = " . ".join(notes)
-    said = words(f"{read} {task}")
-    named = named_verbs(read, verbs)
+    asked = verb_phrases(read, verbs)
+    said = word_list(f"{read} . {task}")
     out: list[str] = []
     for a in candidates:
-        thing = words(a.args[0]) if a.args else set()
-        if str(a) in unrequested and a.verb not in named and not (thing and thing <= said):
+        if str(a) not in unrequested:
+            continue
+        thing = word_list(a.args[0]) if a.args else []
+        if not thing:
+            named = a.verb in asked
+        else:
+            phrases = [p[:2] for p in asked.get(a.verb, []) if p]
+            named = _holds(said, thing) or any(_holds(thing, p) for p in phrases)
+        if not named:
             out.append(str(a))
     return out
+
+
+def _holds(seq: Sequence[str], part: Sequence[str]) -> bool:
+    """Whether ``part`` is in ``seq``, its words one after another."""
+    n = len(part)
+    return n > 0 and any(list(seq[i : i + n]) == list(part) for i in range(len(seq) - n + 1))
 
 
 def offered_candidates(
