@@ -356,6 +356,20 @@ def test_reads_are_known_by_their_meaning_not_their_name():
     assert "inspect(cup)" not in map(str, held)
 
 
+def test_reads_that_changed_nothing_stay_spent_past_the_trajectory_s_window():
+    from robomemory.grounding import unchanged_reads
+
+    things = [f"cup {i}" for i in range(10)]
+    path = [["", "S0", "hall"], *[[f"inspect({t})", "S0", "hall"] for t in things]]
+    path.append(["pick_up(box)", "S1", "hall"])
+    path.append(["inspect(box)", "S2", "hall"])  # this read changed the world: not spent
+    candidates = [act(f"inspect({t})") for t in things] + [act("inspect(box)"), act("pick_up(jar)")]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=path)
+    assert [str(a) for a in shown] == ["inspect(box)", "pick_up(jar)"]
+    assert unchanged_reads(path, "attic", VERBS) == set()  # elsewhere: maybe other cups
+    assert unchanged_reads(path, "attic", VERBS, held=["cup 3"]) == {"inspect(cup 3)"}
+
+
 def test_the_grounding_imports_only_core_and_episode():
     package = Path(__file__).parent.parent / "robomemory" / "grounding"
     for module in package.glob("*.py"):

@@ -45,7 +45,13 @@ from robomemory.grounding.ranking import (
     unasked_irreversible,
     unrequested_irreversible,
 )
-from robomemory.grounding.spent import FAILED, LOOK, fresh_candidates, spent_actions
+from robomemory.grounding.spent import (
+    FAILED,
+    LOOK,
+    fresh_candidates,
+    spent_actions,
+    unchanged_reads,
+)
 from robomemory.grounding.states import result_forms, update_states, verb_results
 from robomemory.grounding.text import named_by
 
@@ -80,6 +86,7 @@ __all__ = [
     "revealed_things",
     "spent_actions",
     "unasked_irreversible",
+    "unchanged_reads",
     "unrequested_irreversible",
     "unseen_things",
     "update_done",

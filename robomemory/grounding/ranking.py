@@ -26,7 +26,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.spent import fresh_candidates
+from robomemory.grounding.spent import fresh_candidates, unchanged_reads
 from robomemory.grounding.states import shows
 from robomemory.grounding.text import named_by, parsed, word_list, words
 
@@ -235,6 +235,7 @@ def offered_candidates(
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
     aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, done, states)]
+    aside += unchanged_reads(path, place, verbs, held)
     fresh = fresh_candidates(candidates, trajectory, place, verbs, aside, held)
     helped, hurt = lessons
     # An action a lesson says hurt is not offered: listed, even last, a small model copies it.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from itertools import pairwise
 
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.episode import TrajectoryStep
@@ -49,6 +50,28 @@ def spent_actions(
         if last.get("place") not in (None, place) and str(last["outcome"]) not in FAILED:
             spent.add(LOOK)
     return spent
+
+
+def unchanged_reads(
+    path: Sequence[Sequence],
+    place: str | None,
+    verbs: Sequence[VerbSpec] = (),
+    held: Collection[str] = (),
+) -> set[str]:
+    """Reads of a thing (``VerbSpec.reads``, with an argument) anywhere on the task's ``path``
+    (see ``loops``) that left the world's state as it was, made here or of a thing ``held``:
+    their answer will not change. The state keeps the whole path, but only the newest steps
+    of the trajectory, and a small model cycles through ten things' descriptions."""
+    reads = meanings(verbs).reads
+    out: set[str] = set()
+    for before, step in pairwise(path):
+        verb, args = parsed(str(step[0]))
+        if verb not in reads or not args or step[1] is None or step[1] != before[1]:
+            continue
+        where = before[2] if len(before) > 2 else None
+        if place is None or where in (None, place) or (len(args) == 1 and args[0] in held):
+            out.add(str(step[0]))
+    return out
 
 
 def _verb(item: TrajectoryStep) -> str:
