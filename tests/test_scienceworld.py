@@ -65,6 +65,9 @@ def test_easy_mode_navigates_by_teleport():
         result = ex.execute(Action(verb="navigate_to", args=[target]))
         assert result.details["command"] == f"teleport to {target}"
         assert result.ok and target in result.message
+        # every room seen so far is a teleport away, from anywhere; the room here is not
+        moves = {a.args[0] for a in ex.action_space().candidates if a.verb == "navigate_to"}
+        assert moves == set(ex.action_space().targets["place"]) - {target}
     finally:
         ex.close()
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import re
 
-from robomemory.core import TASK_COMPLETE, Action
+from robomemory.core import TASK_COMPLETE, Action, ActionSpace
 from robomemory.executors.base import world_digest
+from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.command_world import (
     CommandWorldExecutor,
     Verb,
@@ -126,6 +127,22 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             "navigate_to", ("place",), "teleport to {0}", "teleport to any known room", moves=True
         )
         return tuple(nav if v.name == "navigate_to" else v for v in VERBS)
+
+    def action_space(self) -> ActionSpace:
+        """The world's valid commands, and with teleporting, a teleport to every room seen
+        this task but the one the robot is in: the world lists only the rooms visible from
+        here, so a robot in a room without a door in view could never leave it."""
+        space = super().action_space()
+        if not any(
+            v.name == "navigate_to" and v.template.startswith("teleport") for v in self.verbs
+        ):
+            return space
+        here = self._last.place if self._last else None
+        rooms = [p for p in self._seen.get("place", {}) if p != here]
+        moves = [Action(verb="navigate_to", args=[room]) for room in rooms]
+        kept = [a for a in space.candidates if not (a.verb == "navigate_to" and here in a.args)]
+        space.candidates = rank_candidates([*kept, *(m for m in moves if m not in kept)])
+        return space
 
     def _start(self) -> tuple[str, WorldReply]:
         self._aliases = set()
