@@ -108,7 +108,7 @@ def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) 
     order: an instruction is an imperative (its verb begins a clause, or follows the previous
     instruction's words), and its thing is the words after the verb, up to the next verb or
     INSTRUCTION_WORDS words ("open the copy of ..." mid-sentence is none). A known name that
-    has the thing's words finds it ("apple" is found by "red apple")."""
+    has the thing's words finds it ("cup" is found by "blue cup")."""
     known = [words(n) for n in names if words(n)]
     out: list[str] = []
     for clause in _CLAUSE.split(text.lower()):

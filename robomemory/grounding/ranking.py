@@ -146,7 +146,7 @@ def unrequested_irreversible(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
 ) -> list[str]:
     """Irreversible candidates that no instruction of ``texts`` asks for: its verb on its
-    thing ("enjoy the meal" asks eat(meal), not eat(apple)); before anything is read, every
+    thing ("paint the box" asks paint(box), not paint(cup)); before anything is read, every
     irreversible act but those the task asks for. They rank last, not withheld: a text may
     name a thing by a word the world does not use."""
     irreversible = meanings(verbs).irreversible
@@ -169,8 +169,8 @@ def unread_acts(
     """Of the ``unrequested`` irreversible candidates, once ``notes`` were read, those on a
     thing that neither the notes nor the task name (its words, in order) and that holds no
     phrase the notes ask that verb of (its first two words: "mix sodium chloride" is asked of
-    "cup containing sodium chloride and water"; "dice the orange bell pepper" is not asked of
-    "green apple"); a verb without a thing, when the notes do not name it. None before
+    "cup containing sodium chloride and water"; "paint the blue box" is not asked of "red
+    cup"); a verb without a thing, when the notes do not name it. None before
     anything is read."""
     if not notes:
         return []
@@ -246,8 +246,8 @@ def offered_candidates(
     # box": gluing it cannot be undone) is not offered.
     withheld |= set(unasked_irreversible(fresh, verbs, [*bodies, task]))
     unrequested = unrequested_irreversible(fresh, verbs, [*bodies, task])
-    # Once something is read, an irreversible act on a thing nothing read or given names, by
-    # a verb nothing read names, is not offered either (slicing a pepper no recipe lists).
+    # Once something is read, an irreversible act on a thing nothing read or given names is
+    # not offered either (painting a box no manual lists).
     withheld |= set(unread_acts(fresh, unrequested, bodies, task, verbs))
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):
