@@ -246,6 +246,25 @@ def test_until_something_is_read_the_moves_that_search_lead_when_the_task_s_are_
     assert str(shown[0]) == "navigate_to(workshop)"  # the way the task names, as before
 
 
+def test_before_anything_is_read_the_search_s_moves_follow_the_way_the_task_names():
+    candidates = [act("navigate_to(hall)"), act("navigate_to(attic)"), act("navigate_to(shed)")]
+    candidates += [act("open(box)"), act("inspect(box)"), act("pick_up(box)"), act("glue(box)")]
+    candidates += [act("close(door)"), act("task_complete()")]
+    path = [
+        ("", "S0", "den"),
+        ("navigate_to(hall)", "S0", "hall"),
+        ("navigate_to(den)", "S0", "den"),
+    ]
+    task = "Find the blue cup. Then put it in the hall."
+    shown = offered_candidates(candidates, [], "den", task=task, verbs=VERBS, path=path, limit=6)
+    # the way the task names first, then the places not visited; cut to six, both stay
+    assert [str(a) for a in shown][:3] == [
+        "navigate_to(hall)",
+        "navigate_to(attic)",
+        "navigate_to(shed)",
+    ]
+
+
 def test_where_a_thing_was_last_offered_is_kept_until_it_is_gone_from_there():
     seen = update_seen({}, "hall", [act("pick_up(cup)"), act("navigate_to(attic)")], VERBS)
     assert seen == {"cup": "hall"}  # a place one can go to is not a thing seen here

@@ -264,7 +264,7 @@ def offered_candidates(
     actions = [str(s[0]) for s in path]
     names = known_things(candidates, [*actions, *done], seen or {})
     searching = unseen_things(" . ".join(bodies), verbs, names)
-    if searching or (not notes and not promoted):
+    if searching or not notes:
         search = exploration(
             ranked,
             verbs,
@@ -274,7 +274,10 @@ def offered_candidates(
             routes=routes,
             exits=exits,
         )
-        promoted = search if searching else [a for a in search if a.verb in meaning.moves]
+        # Before anything is read, the moves that search follow the task's read and way: cut
+        # to a prompt's length, a list of many verbs would keep one move of them.
+        moves = [a for a in search if a.verb in meaning.moves and a not in promoted]
+        promoted = search if searching else promoted + moves
     if notes and seen:
         fetch = fetch_moves(
             wanted_things(notes, done, verbs, candidates, task, states, seen),
@@ -289,7 +292,7 @@ def offered_candidates(
     # An irreversible verb the task names ("focus on the thing") is a choice the task turns
     # on: the planner can only name an action it is shown, so every option stays.
     whole = named_verbs(task, verbs) & meaning.irreversible
-    return ordered if limit is None else cut_per_verb(ordered, limit, whole)
+    return ordered if limit is None else cut_per_verb(ordered, limit, whole, len(promoted))
 
 
 def wanted_things(
@@ -315,12 +318,13 @@ def wanted_things(
 
 
 def cut_per_verb(
-    ordered: Sequence[Action], limit: int, whole: Collection[str] = ()
+    ordered: Sequence[Action], limit: int, whole: Collection[str] = (), head: int = 0
 ) -> list[Action]:
     """The ``limit`` best-ranked of ``ordered``, in their order, where each verb's best-ranked
     action is kept whatever its rank: every kind of action (a move, a look, finishing) stays
     visible while long lists (examine x 20) are cut from their tail. The verbs in ``whole``
-    keep their first WHOLE_VERB_SHOWN actions: a choice among them is the task's."""
+    keep their first WHOLE_VERB_SHOWN actions: a choice among them is the task's. The first
+    ``head`` (what leads: the search, the fetch) are kept too."""
     firsts: dict[str, int] = {}
     kept: dict[str, list[int]] = {}
     for i, action in enumerate(ordered):
@@ -328,6 +332,7 @@ def cut_per_verb(
         if action.verb in whole:
             kept.setdefault(action.verb, []).append(i)
     reserved = set(firsts.values()).union(*(k[:WHOLE_VERB_SHOWN] for k in kept.values()))
+    reserved |= set(range(min(head, len(ordered))))
     room = max(0, limit - len(reserved))
     others = [i for i in range(len(ordered)) if i not in reserved][:room]
     return [ordered[i] for i in sorted(reserved.union(others))]
