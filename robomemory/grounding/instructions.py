@@ -38,8 +38,7 @@ def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, 
 
 def named_verbs(text: str, verbs: Sequence[VerbSpec]) -> set[str]:
     """The verbs ``text`` names, by their name's words or an alias ("focus on the thing")."""
-    content = [w for w in WORD.findall(text.lower()) if w not in FILLER]
-    return {verb.name for _, _, verb in _mentions(content, verbs)}
+    return {verb.name for _, _, verb in _mentions(word_list(text), verbs)}
 
 
 def verb_phrases(text: str, verbs: Sequence[VerbSpec]) -> dict[str, list[list[str]]]:

@@ -221,16 +221,16 @@ def offered_candidates(
     (:func:`irreversible_repeats`) or that the instructions do not ask for
     (:func:`unasked_irreversible`), ranked by :func:`by_relevance` against the notes (newest first),
     an irreversible act no instruction asks for last (:func:`unrequested_irreversible`); a read of a
-    thing the task names and a way to a place it names first while nothing is read yet, and while
-    neither is offered, the moves that search (:func:`exploration`): the task points at what the
-    robot has not found. While the notes name a thing the world has not shown
-    (:func:`unseen_things`; the task frames what is read and names what is made), the search for it
-    (:func:`exploration` over ``routes`` and ``exits``) leads. Once something is read, the way to
-    where a thing it asks for (or what a verb it asks for needs) was last ``seen`` comes first while
-    no such thing is here (:func:`fetch_moves`). ``lessons`` = (helped, hurt) actions that long-term
-    memory recalls: after the notes, what helped before comes first among ties; what hurt is not
-    offered. With ``limit``, cut to that many by :func:`cut_per_verb`. The planner, the critic and
-    the baselines all see this list.
+    thing the task names and a way to a place it names first while nothing is read yet, then the
+    moves that search (:func:`exploration`): the task points at what the robot has not found. While
+    the notes name a thing the world has not shown (:func:`unseen_things`; the task frames what is
+    read and names what is made), the search for it (:func:`exploration` over ``routes`` and
+    ``exits``) leads. Once something is read, the way to where a thing it asks for (or what a verb
+    it asks for needs) was last ``seen`` comes first while no such thing is here
+    (:func:`fetch_moves`). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after
+    the notes, what helped before comes first among ties; what hurt is not offered. With ``limit``,
+    cut to that many by :func:`cut_per_verb`, what leads kept. The planner, the critic and the
+    baselines all see this list.
     """
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
@@ -257,7 +257,7 @@ def offered_candidates(
     ranked = by_relevance(fresh, bodies, done, verbs, avoid=last, prefer=set(helped))
     # The task may point at what to read and where; what to do with things comes from what
     # was read, so until something is read the task promotes only a read and a way to a
-    # place it names.
+    # place it names (then the search's moves, below).
     reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
     ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
     promoted = reads[:1] + ways[:1] if not notes else []
