@@ -49,8 +49,10 @@ def test_scripted_walkthrough_wins_a_real_game(agent_config, make_agent):
     for node in ("perceive", "temporal", "spatial", "semantic", "episodic", "recall"):
         assert result.usage[node]["runs"] == result.steps, node
     assert result.usage["consolidate"]["runs"] == 1
-    # Q each step; S for answers too long to be their own summary (the room at the start)
-    assert result.steps < result.usage["perceive"]["calls"] < 2 * result.steps
+    # S and Q only for answers too long to be their own summary (the room at the start): in
+    # one room a short answer keeps the step's queries
+    calls = llm.chat_model.calls
+    assert 1 <= calls.count("MemoryQueries") == calls.count("StepSummary") < result.steps
     state = agent.state("win")
     assert state["temporal"] and state["handles"]["robot_id"] == "test-bot"
 
@@ -111,7 +113,7 @@ def test_crash_then_resume_finishes_without_rerunning_nodes(agent_config, make_a
     # perception ran once per step overall: nothing before the crash ran again
     all_calls = llm.chat_model.calls
     assert all_calls[: len(calls_before)] == calls_before
-    assert all_calls.count("MemoryQueries") == result.steps
+    assert all_calls.count("MemoryQueries") < result.steps  # short answers keep theirs
     assert all_calls.count("Plan") == result.steps
     # the summarizer is asked only for answers too long to be their own summary
     assert 0 < all_calls.count("StepSummary") < result.steps

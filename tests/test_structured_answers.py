@@ -105,3 +105,13 @@ def test_a_short_answer_of_the_world_is_its_own_summary():
     assert perceive.verbatim_summary("You take the cup.") == "You take the cup."
     assert perceive.verbatim_summary("x " * perceive.SUMMARY_CHARS, "kitchen") is None
     assert perceive.verbatim_summary("   ", "kitchen") is None
+
+
+def test_a_short_answer_in_the_same_place_keeps_the_steps_queries():
+    from robomemory.nodes.perceive import kept_queries
+
+    last = ["knife location", "recipe steps"]
+    assert kept_queries(last, short_answer=True, moved=False) == last
+    assert kept_queries(last, short_answer=False, moved=False) == []  # a room, a document
+    assert kept_queries(last, short_answer=True, moved=True) == []  # "You move to the hall."
+    assert kept_queries([], short_answer=True, moved=False) == []  # the task's first step

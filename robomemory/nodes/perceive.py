@@ -30,6 +30,9 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     n = run.ctx.config.n_queries
 
     verbatim = verbatim_summary(obs.text, obs.place)
+    trajectory = state.get("trajectory") or []
+    moved = bool(trajectory) and trajectory[-1].get("place") != obs.place
+    kept = kept_queries(state.get("queries") or [], verbatim is not None, moved)
 
     def summarize(_: object) -> str:
         if verbatim is not None:  # a short answer of the world is its own summary
@@ -41,6 +44,8 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         ).value.summary
 
     def generate_queries(_: object) -> list[str]:
+        if kept:
+            return kept
         fallback = MemoryQueries(queries=[task[:QUERY_CHARS]])
         out = run.llm.call(
             MemoryQueries, QUERY_SYSTEM, query_user(task, user, n), fallback, obs.images
@@ -52,3 +57,12 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     )
     out = both.invoke(None)
     return run.finish({"summary": out["summary"], "queries": out["queries"]})
+
+
+def kept_queries(previous: list[str], short_answer: bool, moved: bool) -> list[str]:
+    """The last step's queries when they still stand, else [] (ask Q again).
+
+    A short answer in the same place ("You take the knife.") tells the memory nothing new to
+    look for, and Q is a model call; a long answer (a room, a read document) or a move asks
+    for new queries."""
+    return list(previous) if previous and short_answer and not moved else []
