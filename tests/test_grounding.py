@@ -397,3 +397,25 @@ def test_the_grounding_imports_only_core_and_episode():
                 assert node.module in ("robomemory.core", "robomemory.episode") or (
                     node.module.startswith("robomemory.grounding")
                 ), (module.name, node.module)
+
+
+def test_an_instruction_that_refers_to_the_described_thing_is_left_until_done():
+    from robomemory.grounding import left_to_do
+
+    task = "Find a(n) living thing. First, paint the thing. Then, move it to the red box."
+    verbs = [*VERBS, VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["move"])]
+    offered = ["red box", "chair"]
+    left = left_to_do([], [], verbs, offered, task=task, offered=offered)
+    assert left == ["paint the thing (living thing)", "move it to the red box"]
+    # done by the verb on any thing; a verb followed by an unknown name is still no instruction
+    done = left_to_do([], ["paint(frog)"], verbs, offered, task=task, offered=offered)
+    assert done == ["move it to the red box"]
+    assert left_to_do([], [], verbs, [], task="You paint the copy of a book.") == []
+
+
+def test_back_and_forth_is_broken_in_a_world_whose_state_changes_with_time():
+    path = [("", "t0 hall", "hall"), ("navigate_to(bath)", "t1 bath", "bath")]
+    path += [("navigate_to(hall)", "t2 hall", "hall"), ("navigate_to(bath)", "t3 bath", "bath")]
+    assert loop_actions(path) == ["navigate_to(hall)"]  # no state came back: the cycle did
+    path.append(("inspect(tub)", "t4 bath", "bath"))
+    assert loop_actions(path) == []

@@ -50,7 +50,9 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
     that changed it into a state seen earlier in the task (put back what was taken, walked
     back to where it came from) — doing it again goes round the same loop. The world's state
     is the key, so once it changes (a new thing held, a thing cut), nothing is set aside.
-    Without it: after A, B, A the action B (it would close an A-B-A-B cycle)."""
+    Whatever the world shows: after A, B, A the action B (it would close an A-B-A-B cycle; a
+    world whose state changes with time, a clock or a growing plant, never shows a state
+    again)."""
     steps = [(str(s[0]), s[1]) for s in path]
     now = steps[-1][1] if steps else None
     out: list[str] = []
@@ -69,8 +71,7 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
                 out.append(action)
             if world is not None:
                 seen.add(world)
-        return out
     acts = [a for a, _ in steps[1:]]
-    if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2]:
+    if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out:
         out.append(acts[-2])
     return out
