@@ -411,6 +411,7 @@ def test_an_instruction_that_refers_to_the_described_thing_is_left_until_done():
     done = left_to_do([], ["paint(frog)"], verbs, offered, task=task, offered=offered)
     assert done == ["move it to the red box"]
     assert left_to_do([], [], verbs, [], task="You paint the copy of a book.") == []
+    assert unseen_things(task, verbs, offered) == []  # "the thing" names nothing to look for
 
 
 def test_back_and_forth_is_broken_in_a_world_whose_state_changes_with_time():

@@ -164,6 +164,8 @@ def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) 
             ]
             if not verb.arg_kinds or not thing or set(thing) & _INDEFINITE:
                 continue
+            if set(thing) <= _REFERS:  # "focus on the thing" names nothing to look for
+                continue
             phrase = " ".join(thing)
             if not any(set(thing) <= k for k in known) and phrase not in out:
                 out.append(phrase)
