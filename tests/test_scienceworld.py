@@ -144,3 +144,59 @@ def test_opening_and_closing_a_door_twice_is_set_aside_and_the_search_leads_thro
     moves = exploration(space.candidates, space.verbs, here=start.place, visited=[start.place])
     assert any(a.verb == "navigate_to" for a in moves)  # through the open door, not visited
     assert all(start.place not in a.args for a in moves if a.verb == "navigate_to")
+
+
+def test_the_thing_the_task_describes_is_judged_before_a_focus_is_offered(
+    world, agent_config, make_agent
+):
+    """ "Focus on the thing" of a task to find a living thing: the referent judge (a FAKE
+    model's answers) chooses one of the things a focus is offered on, and confirms it; the
+    one confirmed leads the planner's list, the others are not offered, and nothing is asked
+    again about the same things."""
+    from robomemory.testing import PlanScript, message_text, scripted_llm
+
+    asked: list[str] = []
+    shown: list[str] = []
+
+    def choose(messages):
+        text = message_text(messages)
+        asked.append(text)
+        return {"thing": text.split("Things: ", 1)[1].split(", ", 1)[0]}
+
+    def plan(messages):
+        shown.append(message_text(messages).split("Actions possible now:\n", 1)[1])
+        return [("wait", [])]
+
+    llm = scripted_llm(
+        {"Referent": choose, "Confirmation": lambda m: {"answer": "yes"}, "Plan": PlanScript(plan)}
+    )
+    agent_config.max_steps = 2
+    agent = make_agent(agent_config, world, llm)
+    result = agent.run(thread_id="referents")
+    assert result.steps == 2  # and the judge was not asked again about the same things
+    assert len(asked) == 1 and "Which one is a living thing?" in asked[0]
+    things = asked[0].split("Things: ", 1)[1].split("\n", 1)[0].split(", ")
+    assert len(things) > 1 and llm.chat_model.calls.count("Confirmation") == 1
+    focus = [line for line in shown[0].splitlines() if "focus_on(" in line]
+    assert focus == [f"1. focus_on({things[0]}): commit to the task's object (wrong = fail)"]
+
+
+def test_a_choice_the_judge_does_not_confirm_offers_no_focus(world, agent_config, make_agent):
+    from robomemory.testing import PlanScript, message_text, scripted_llm
+
+    shown: list[str] = []
+
+    def plan(messages):
+        shown.append(message_text(messages))
+        return [("wait", [])]
+
+    llm = scripted_llm(
+        {
+            "Referent": lambda m: {"thing": message_text(m).split("Things: ", 1)[1].split(",")[0]},
+            "Confirmation": lambda m: {"answer": "no"},
+            "Plan": PlanScript(plan),
+        }
+    )
+    agent_config.max_steps = 1
+    make_agent(agent_config, world, llm).run(thread_id="unconfirmed")
+    assert "focus_on(" not in shown[0].split("Actions possible now:", 1)[1]

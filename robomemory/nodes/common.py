@@ -108,6 +108,7 @@ def current_candidates(
         exits=state.get("exits") or {},
         seen=state.get("seen") or {},
         held=observation_of(state).holding,
+        fits=state.get("fits") or {},
         limit=limit,
     )
 
