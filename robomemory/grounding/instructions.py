@@ -7,7 +7,6 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from robomemory.core import VerbSpec
-from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import result_forms
 from robomemory.grounding.text import FILLER, WORD, parsed, word_list, words
 
@@ -239,9 +238,6 @@ def left_instructions(
 def pending_references(
     notes: Sequence[str], done: Sequence[str], verbs: Sequence[VerbSpec], *, task: str = ""
 ) -> list[Instruction]:
-    """The irreversible instructions left to do that only refer to their thing ("focus on the
-    thing"), each with what its text described: which thing it means is a judgement on the
-    things seen, and a wrong one cannot be undone."""
-    irreversible = meanings(verbs).irreversible
-    left = left_instructions(notes, done, verbs, [], task=task)
-    return [i for i in left if i.described and i.verb in irreversible]
+    """The instructions left to do that only refer to their thing ("focus on the thing"), each
+    with what its text described: which thing it means is a judgement on the things seen."""
+    return [i for i in left_instructions(notes, done, verbs, [], task=task) if i.described]

@@ -205,22 +205,22 @@ def referent_acts(
     references: Sequence[Instruction],
     fits: Mapping[str, Mapping[str, bool]],
 ) -> tuple[list[Action], set[str]]:
-    """For the irreversible instructions that only refer to their thing
-    (:func:`pending_references`), the candidates with their verb on a thing judged to fit what
-    the text described (``fits``: described -> thing -> fits), and the rest with their verb,
-    on a thing judged not to fit or not judged yet: a wrong one cannot be undone."""
+    """For the instructions that only refer to their thing (:func:`pending_references`), the
+    candidates with their verb on a thing judged to fit what the text described (``fits``:
+    described -> thing -> fits), and those on a thing judged not to. A thing not judged yet is
+    in neither."""
     fitting: list[Action] = []
-    withheld: set[str] = set()
+    unfit: set[str] = set()
     for ins in references:
         judged = fits.get(ins.described) or {}
         for a in candidates:
-            if a.verb != ins.verb:
+            if a.verb != ins.verb or not a.args or a.args[0] not in judged:
                 continue
-            if a.args and judged.get(a.args[0]):
+            if judged[a.args[0]]:
                 fitting.append(a)
             else:
-                withheld.add(str(a))
-    return fitting, withheld
+                unfit.add(str(a))
+    return fitting, unfit
 
 
 def offered_candidates(
@@ -255,9 +255,9 @@ def offered_candidates(
     it asks for needs) was last ``seen`` comes first while no such thing is here
     (:func:`fetch_moves`). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after
     the notes, what helped before comes first among ties; what hurt is not offered. An
-    irreversible instruction that only refers to its thing ("focus on the thing") leads with its
-    verb on a thing judged to fit what the task described, and its verb on any other thing is
-    not offered (:func:`referent_acts` over ``fits``). With ``limit``,
+    instruction that only refers to its thing ("focus on the thing") leads with its verb on a
+    thing judged to fit what the task described, and its verb on a thing judged not to is not
+    offered (:func:`referent_acts` over ``fits``). With ``limit``,
     cut to that many by :func:`cut_per_verb`, what leads kept. The planner, the critic and the
     baselines all see this list.
     """
