@@ -58,7 +58,6 @@ class AgentState(TypedDict, total=False):
     summary: str
     queries: list[str]
     relations: list[list[str]] | None  # G_new [subject, relation, object] from the world's words
-    fits: dict[str, dict[str, bool]]  # described -> thing -> judged to be it (referent judge)
     # memory
     temporal: list[str]
     recalled: Annotated[dict[str, str], merge_dicts]

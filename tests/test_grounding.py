@@ -420,21 +420,3 @@ def test_back_and_forth_is_broken_in_a_world_whose_state_changes_with_time():
     assert loop_actions(path) == ["navigate_to(hall)"]  # no state came back: the cycle did
     path.append(("inspect(tub)", "t4 bath", "bath"))
     assert loop_actions(path) == []
-
-
-def test_the_thing_an_instruction_refers_to_is_the_one_judged_to_fit():
-    from robomemory.grounding import pending_references, referent_acts
-    from robomemory.nodes.perceive import to_judge
-
-    task = "Find a(n) living thing. First, paint the thing."
-    refs = pending_references([], [], VERBS, task=task)
-    assert [(r.verb, r.described) for r in refs] == [("paint", "living thing")]
-    candidates = [act("paint(frog)"), act("paint(chair)"), act("paint(lamp)"), act("inspect(frog)")]
-    fits = {"living thing": {"frog": True, "chair": False}}
-    assert to_judge(refs, candidates, fits) == {"living thing": ["lamp"]}
-    fitting, unfit = referent_acts(candidates, refs, fits)
-    assert fitting == [act("paint(frog)")] and unfit == {"paint(chair)"}
-    shown = offered_candidates(candidates, [], "hall", task=task, verbs=VERBS, fits=fits)
-    assert shown[0] == act("paint(frog)") and act("paint(chair)") not in shown
-    assert shown[-1] == act("paint(lamp)")  # not judged yet: an irreversible act goes last
-    assert pending_references([], ["paint(frog)"], VERBS, task=task) == []

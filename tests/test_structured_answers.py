@@ -115,16 +115,3 @@ def test_a_short_answer_in_the_same_place_keeps_the_steps_queries():
     assert kept_queries(last, short_answer=False, moved=False) == []  # a room, a document
     assert kept_queries(last, short_answer=True, moved=True) == []  # "You move to the hall."
     assert kept_queries([], short_answer=True, moved=False) == []  # the task's first step
-
-
-def test_the_referent_judge_answers_one_of_the_things_shown_or_none():
-    import pydantic
-
-    from robomemory.prompts.referents import NONE, choose_user, referent_model
-
-    schema = referent_model(("bee", "chair"))
-    assert schema.model_validate({"thing": "bee"}).thing == "bee"
-    assert schema.model_validate({"thing": NONE}).thing == NONE
-    with pytest.raises(pydantic.ValidationError):
-        schema.model_validate({"thing": "frog"})
-    assert choose_user("living thing", ["bee", "chair"]).endswith("Which one is a living thing?")

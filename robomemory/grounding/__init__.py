@@ -25,7 +25,6 @@ from robomemory.grounding.instructions import (
     left_instructions,
     left_to_do,
     named_verbs,
-    pending_references,
     unseen_things,
     verb_phrases,
 )
@@ -43,7 +42,6 @@ from robomemory.grounding.ranking import (
     helped_now,
     irreversible_repeats,
     offered_candidates,
-    referent_acts,
     unasked_irreversible,
     unrequested_irreversible,
 )
@@ -82,8 +80,6 @@ __all__ = [
     "named_by",
     "notes_of",
     "offered_candidates",
-    "pending_references",
-    "referent_acts",
     "path_of",
     "result_forms",
     "known_things",

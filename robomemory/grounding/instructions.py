@@ -17,13 +17,11 @@ _INDEFINITE = frozenset({"a", "an", "some", "another"})
 
 class Instruction(NamedTuple):
     """One instruction a text gives: the API verb, the thing it names (None for a verb that
-    takes no argument, or one that only refers to its thing), the words as written (``"open
-    the red box"``) and, for a reference, what the text described before (``"living thing"``)."""
+    takes no argument) and the words as written (``"open the red box"``)."""
 
     verb: str
     thing: str | None
     phrase: str
-    described: str = ""
 
 
 def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, int, VerbSpec]]:
@@ -88,7 +86,7 @@ def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -
                 written = " ".join(raw[at[start] : at[same[-1]] + 1])
                 before = _antecedent(raw[: at[start]], clause[: at[start]])
                 phrase = f"{written} ({before})" if before else written
-                out.append(Instruction(verb.name, None, phrase, before))
+                out.append(Instruction(verb.name, None, phrase))
             continue
         end, name = found
         written = raw[at[start] : at[end - 1] + 1]
@@ -233,11 +231,3 @@ def left_instructions(
             if (ins.verb, ins.thing) not in did and not shows(ins) and fresh:
                 out.append(ins)
     return out
-
-
-def pending_references(
-    notes: Sequence[str], done: Sequence[str], verbs: Sequence[VerbSpec], *, task: str = ""
-) -> list[Instruction]:
-    """The instructions left to do that only refer to their thing ("focus on the thing"), each
-    with what its text described: which thing it means is a judgement on the things seen."""
-    return [i for i in left_instructions(notes, done, verbs, [], task=task) if i.described]

@@ -18,11 +18,9 @@ from robomemory.grounding.frontier import (
     revealed_things,
 )
 from robomemory.grounding.instructions import (
-    Instruction,
     instructions,
     left_instructions,
     named_verbs,
-    pending_references,
     unseen_things,
     verb_phrases,
 )
@@ -200,29 +198,6 @@ def _holds(seq: Sequence[str], part: Sequence[str]) -> bool:
     return n > 0 and any(list(seq[i : i + n]) == list(part) for i in range(len(seq) - n + 1))
 
 
-def referent_acts(
-    candidates: Sequence[Action],
-    references: Sequence[Instruction],
-    fits: Mapping[str, Mapping[str, bool]],
-) -> tuple[list[Action], set[str]]:
-    """For the instructions that only refer to their thing (:func:`pending_references`), the
-    candidates with their verb on a thing judged to fit what the text described (``fits``:
-    described -> thing -> fits), and those on a thing judged not to. A thing not judged yet is
-    in neither."""
-    fitting: list[Action] = []
-    unfit: set[str] = set()
-    for ins in references:
-        judged = fits.get(ins.described) or {}
-        for a in candidates:
-            if a.verb != ins.verb or not a.args or a.args[0] not in judged:
-                continue
-            if judged[a.args[0]]:
-                fitting.append(a)
-            else:
-                unfit.add(str(a))
-    return fitting, unfit
-
-
 def offered_candidates(
     candidates: Sequence[Action],
     trajectory: Sequence[TrajectoryStep],
@@ -239,7 +214,6 @@ def offered_candidates(
     exits: Mapping[str, Sequence[str]] | None = None,
     seen: Mapping[str, str] | None = None,
     held: Collection[str] = (),
-    fits: Mapping[str, Mapping[str, bool]] | None = None,
     limit: int | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that would
@@ -254,10 +228,7 @@ def offered_candidates(
     ``exits``) leads. Once something is read, the way to where a thing it asks for (or what a verb
     it asks for needs) was last ``seen`` comes first while no such thing is here
     (:func:`fetch_moves`). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after
-    the notes, what helped before comes first among ties; what hurt is not offered. An
-    instruction that only refers to its thing ("focus on the thing") leads with its verb on a
-    thing judged to fit what the task described, and its verb on a thing judged not to is not
-    offered (:func:`referent_acts` over ``fits``). With ``limit``,
+    the notes, what helped before comes first among ties; what hurt is not offered. With ``limit``,
     cut to that many by :func:`cut_per_verb`, what leads kept. The planner, the critic and the
     baselines all see this list.
     """
@@ -278,12 +249,6 @@ def offered_candidates(
     # Once something is read, an irreversible act on a thing nothing read or given names is
     # not offered either (painting a box no manual lists).
     withheld |= set(unread_acts(fresh, unrequested, bodies, task, verbs))
-    # "Focus on the thing": the thing is the one judged to be what the task described.
-    fitting, unfit = referent_acts(
-        fresh, pending_references(notes, done, verbs, task=task), fits or {}
-    )
-    withheld = (withheld | unfit) - {str(a) for a in fitting}
-    unrequested = [a for a in unrequested if a not in {str(f) for f in fitting}]
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):
         fresh = kept
@@ -323,7 +288,6 @@ def offered_candidates(
             held=held,
         )
         promoted = fetch[:1] + [a for a in promoted if a not in fetch[:1]]
-    promoted = [a for a in fitting if a in ranked] + [a for a in promoted if a not in fitting]
     ordered = promoted + [a for a in ranked if a not in promoted]
     # An irreversible verb the task names ("focus on the thing") is a choice the task turns
     # on: the planner can only name an action it is shown, so every option stays.

@@ -108,7 +108,6 @@ def current_candidates(
         exits=state.get("exits") or {},
         seen=state.get("seen") or {},
         held=observation_of(state).holding,
-        fits=state.get("fits") or {},
         limit=limit,
     )
 

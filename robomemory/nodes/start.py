@@ -38,7 +38,6 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             ),
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
-            "fits": {},
             "plan": [],
             "plan_index": 0,
             "replans": 0,
