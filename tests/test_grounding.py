@@ -399,19 +399,9 @@ def test_the_grounding_imports_only_core_and_episode():
                 ), (module.name, node.module)
 
 
-def test_an_instruction_that_refers_to_the_described_thing_is_left_until_done():
-    from robomemory.grounding import left_to_do
-
-    task = "Find a(n) living thing. First, paint the thing. Then, move it to the red box."
-    verbs = [*VERBS, VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["move"])]
-    offered = ["red box", "chair"]
-    left = left_to_do([], [], verbs, offered, task=task, offered=offered)
-    assert left == ["paint the thing (living thing)", "move it to the red box"]
-    # done by the verb on any thing; a verb followed by an unknown name is still no instruction
-    done = left_to_do([], ["paint(frog)"], verbs, offered, task=task, offered=offered)
-    assert done == ["move it to the red box"]
-    assert left_to_do([], [], verbs, [], task="You paint the copy of a book.") == []
-    assert unseen_things(task, verbs, offered) == []  # "the thing" names nothing to look for
+def test_a_thing_an_instruction_only_refers_to_is_nothing_to_look_for():
+    task = "Find a(n) living thing. First, paint the thing. Then, glue it to the red box."
+    assert unseen_things(task, VERBS, ["chair"]) == ["red box"]  # not "thing"
 
 
 def test_back_and_forth_is_broken_in_a_world_whose_state_changes_with_time():

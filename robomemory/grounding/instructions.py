@@ -60,11 +60,8 @@ def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -
     """The instructions ``text`` gives, in its order: each place it names a verb of the API
     (by its name's words or an alias), with the known name (``names``) that follows it within
     INSTRUCTION_WORDS words and before the next verb. A verb that takes arguments but names no
-    known thing is no instruction ("You open the copy of ..." is not one), unless what follows
-    it in its clause only refers to a thing ("focus on the thing"): that instruction has no
-    thing, and its phrase says what the text described before ("focus on the thing (living
-    thing)", after "find a living thing")."""
-    raw, clause = _clause_words(text)
+    known thing is no instruction ("You open the copy of ..." is not one)."""
+    raw = WORD.findall(text.lower())
     at = [i for i, w in enumerate(raw) if w not in FILLER]  # content word -> raw index
     content = [raw[i] for i in at]
     mentions = _mentions(content, verbs)
@@ -81,12 +78,6 @@ def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -
         )
         found = _first_name(content, start + n, stop, known)
         if found is None:
-            same = [i for i in range(start + n, stop) if clause[at[i]] == clause[at[start]]]
-            if same and all(content[i] in _REFERS for i in same):
-                written = " ".join(raw[at[start] : at[same[-1]] + 1])
-                before = _antecedent(raw[: at[start]], clause[: at[start]])
-                phrase = f"{written} ({before})" if before else written
-                out.append(Instruction(verb.name, None, phrase))
             continue
         end, name = found
         written = raw[at[start] : at[end - 1] + 1]
@@ -109,35 +100,8 @@ def _first_name(
 _CLAUSE = re.compile(r"[.,;:!?\n]+")
 # Words that point at a thing without naming it.
 _POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "your", "my"})
-# What may follow a verb that refers to a thing described before ("focus on the thing").
+# Words that stand for a thing described elsewhere ("focus on the thing"): nothing to look for.
 _REFERS = _POINTERS | {"thing", "things", "one", "object", "objects"}
-
-
-def _clause_words(text: str) -> tuple[list[str], list[int]]:
-    """The words of ``text``, lower-cased, with the number of the clause each is in."""
-    raw: list[str] = []
-    clause: list[int] = []
-    for number, part in enumerate(_CLAUSE.split(text.lower())):
-        found = WORD.findall(part)
-        raw += found
-        clause += [number] * len(found)
-    return raw, clause
-
-
-def _antecedent(raw: list[str], clause: list[int]) -> str:
-    """The last thing ``raw`` describes with an indefinite article, up to its clause's end
-    ("find a(n) living thing" -> "living thing"); "" when there is none."""
-    for i in range(len(raw) - 1, -1, -1):
-        if raw[i] in _INDEFINITE:
-            tail = [
-                w
-                for j, w in enumerate(raw[i + 1 :], start=i + 1)
-                if clause[j] == clause[i] and w not in FILLER
-            ]
-            if tail and tail[0] == "n":  # "a(n)"
-                tail = tail[1:]
-            return " ".join(tail[:INSTRUCTION_WORDS])
-    return ""
 
 
 def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
@@ -209,8 +173,6 @@ def left_instructions(
     Another thing's instructions stay: things are often dealt with out of the written order.
     A result the world shows ends only its own instruction."""
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
-    # an instruction that only refers to its thing is done by its verb on any thing
-    did |= {(verb, None) for verb, _ in did}
     shown = states or {}
 
     def shows(ins: Instruction) -> bool:
