@@ -138,6 +138,11 @@ class VerbSpec(BaseModel):
         default_factory=list,
         description="Words instructions use for this verb (e.g. fry, roast for cook).",
     )
+    alias_args: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="The arguments after the first that an alias fixes: with "
+        "{'grill': ['BBQ']}, 'grill the apple' asks for cook(apple, BBQ) and no other cook.",
+    )
     # What the verb means to the grounding: each world declares it, so the general agent
     # keeps no list of verbs of its own.
     reads: bool = Field(

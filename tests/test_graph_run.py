@@ -53,6 +53,8 @@ def test_scripted_walkthrough_wins_a_real_game(agent_config, make_agent):
     # one room a short answer keeps the step's queries
     calls = llm.chat_model.calls
     assert 1 <= calls.count("MemoryQueries") == calls.count("StepSummary") < result.steps
+    # nor does the relation extractor read "You take the milk from the fridge.": it is held
+    assert calls.count("ExtractedRelations") == calls.count("StepSummary")
     state = agent.state("win")
     assert state["temporal"] and state["handles"]["robot_id"] == "test-bot"
 

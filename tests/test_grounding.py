@@ -110,6 +110,32 @@ def test_an_irreversible_act_is_never_repeated_on_the_same_thing():
     assert "paint(cup)" not in map(str, shown)
 
 
+def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():
+    """A world declares that its word for a verb fixes a later argument ("fire the cup" is
+    bake(cup, kiln)): the same verb with another argument is not offered for that thing."""
+    from robomemory.grounding import Instruction, instructions
+
+    bake = VerbSpec(
+        name="bake",
+        arg_kinds=["object", "appliance"],
+        aliases=["fire", "dry"],
+        alias_args={"fire": ["Kiln"], "dry": ["rack"]},
+        irreversible=True,
+    )
+    verbs = [*VERBS, bake]
+    steps = "Steps: paint the cup, fire the cup"
+    assert instructions(steps, verbs, ["cup"]) == [
+        Instruction("paint", "cup", "paint the cup"),
+        Instruction("bake", "cup", "fire the cup", ("Kiln",)),
+    ]
+    candidates = [act("bake(cup, oven)"), act("bake(cup, kiln)"), act("bake(box, oven)")]
+    # the kiln by any case; a thing no instruction names is not this rule's to withhold
+    assert unasked_irreversible(candidates, verbs, [steps]) == ["bake(cup, oven)"]
+    note = f"inspect(manual): {steps}"
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=verbs)]
+    assert "bake(cup, kiln)" in shown and "bake(cup, oven)" not in shown
+
+
 def test_an_irreversible_act_the_instructions_do_not_ask_for_is_not_offered():
     candidates = [act("glue(cup)"), act("paint(cup)"), act("pick_up(box)"), act("glue(box)")]
     note = "inspect(manual): Steps: paint the cup"

@@ -90,11 +90,8 @@ def test_update_rewrites_in_place_keeps_q_and_uses_integer_ids(system):
     pid = seed(system)
     system.semantic.update_utility([pid], reward=1.0, episode_id="e-q")
     script = Script(
-        MemoryDecision={
-            "event": "UPDATE",
-            "id": 0,
-            "text": "open fails when the door is locked; unlock first",
-        }
+        MemoryDecision={"event": "UPDATE", "id": 0},
+        MergedItem={"text": "open fails when the door is locked; unlock first"},
     )
     res = system.semantic.update(
         NewItem("unlock the door before opening it", "action"),
@@ -106,6 +103,9 @@ def test_update_rewrites_in_place_keeps_q_and_uses_integer_ids(system):
     assert res == {"event": "UPDATE", "item_id": pid}
     prompt = script.prompts["MemoryDecision"][0]
     assert "0. open fails when the door is locked" in prompt and pid not in prompt
+    (merge,) = script.prompts["MergedItem"]  # the merged text is asked for after the UPDATE
+    assert "EXISTING: open fails when the door is locked" in merge
+    assert "NEW: unlock the door before opening it" in merge
     (item,) = system.semantic.items()
     assert item.id == pid and item.text.endswith("unlock first")
     assert item.q == pytest.approx(0.3) and item.visits == 1  # utility survives the update

@@ -37,11 +37,13 @@ def make_cfg(data_dir) -> MemoryConfig:
     return cfg
 
 
-def llm_answering(answer, calls: list | None = None, retries: int = 0):
+def llm_answering(answer, calls: list | None = None, retries: int = 0, merged=None):
+    """The same ``answer`` to every call; ``merged``, when given, to the merger's."""
+
     def responder(schema, messages):
         if calls is not None:
             calls.append(schema.__name__)
-        return answer
+        return merged if merged is not None and schema.__name__ == "MergedItem" else answer
 
     return StructuredLLM(ScriptedChatModel(responder=responder), max_retries=retries).for_node("t")
 
@@ -162,7 +164,8 @@ def test_crash_between_update_and_its_history_row_resumes_the_row(tmp_path):
     system = open_system(tmp_path / "mem")
     (pid,) = seed_items(system, OLD[:1])
     calls: list[str] = []
-    answer = {"event": "UPDATE", "id": 0, "text": "the apple was moved to the basket"}
+    answer = {"event": "UPDATE", "id": 0}
+    merged = {"text": "the apple was moved to the basket"}
     fail_once_on(system, "UPDATE")
     with pytest.raises(Crash):
         system.semantic.update(
@@ -170,15 +173,21 @@ def test_crash_between_update_and_its_history_row_resumes_the_row(tmp_path):
             idx=0,
             task="t",
             episode_id="ep",
-            llm=llm_answering(answer, calls),
+            llm=llm_answering(answer, calls, merged=merged),
         )
     res = system.semantic.update(
-        NewItem(NEW, "action"), idx=0, task="t", episode_id="ep", llm=llm_answering(answer, calls)
+        NewItem(NEW, "action"),
+        idx=0,
+        task="t",
+        episode_id="ep",
+        llm=llm_answering(answer, calls, merged=merged),
     )
-    assert res == {"event": "UPDATE", "item_id": pid} and calls == ["MemoryDecision"]
+    # the resume carries out the journaled plan: neither the updater nor the merger again
+    assert res == {"event": "UPDATE", "item_id": pid}
+    assert calls == ["MemoryDecision", "MergedItem"]
     assert events(system) == [("ADD", pid), ("UPDATE", pid)]
     (row,) = [r for r in system.history.changes() if r["event"] == "UPDATE"]
-    assert (row["old_text"], row["new_text"]) == (OLD[0], answer["text"])
+    assert (row["old_text"], row["new_text"]) == (OLD[0], merged["text"])
     system.close()
 
 
@@ -258,7 +267,7 @@ def test_strict_answers_still_work(tmp_path):
         idx=0,
         task="t",
         episode_id="ok",
-        llm=llm_answering('{"event": "DELETE", "id": 0, "text": null}'),
+        llm=llm_answering('{"event": "DELETE", "id": 0}'),
     )
     assert res["event"] == "DELETE" and res["item_id"] == pid
     system.close()

@@ -12,6 +12,7 @@ from robomemory.memory.mem0 import (
     UpdateOp,
     UpdatePlan,
     content_hash,
+    merge_target,
     plan_decision,
     plan_without_model,
 )
@@ -22,14 +23,15 @@ NEW = "the fridge opens with the key"
 
 
 def plan(event, id=None, text=None, holders=None) -> UpdatePlan:
-    decision = MemoryDecision(event=event, id=id, text=text)
-    return plan_decision(decision, NEW, "action", "new-id", SHOWN, holders or {})
+    """``text``: the merger's answer for an UPDATE."""
+    decision = MemoryDecision(event=event, id=id)
+    return plan_decision(decision, NEW, "task", "new-id", SHOWN, holders or {}, text)
 
 
 def test_add():
     p = plan("ADD")
     assert p.result == {"event": "ADD", "item_id": "new-id"}
-    assert p.ops == [AddOp(item_id="new-id", text=NEW, level="action")]
+    assert p.ops == [AddOp(item_id="new-id", text=NEW, level="task")]
 
 
 def test_update_rewrites_the_named_item():
@@ -49,7 +51,7 @@ def test_delete_removes_the_named_item_then_adds_the_new_one():
     assert p.result == {"event": "DELETE", "item_id": "id-a", "added": "new-id"}
     assert p.ops == [
         DeleteOp(item_id="id-a", old_text="the fridge is locked"),
-        AddOp(item_id="new-id", text=NEW, level="action"),
+        AddOp(item_id="new-id", text=NEW, level="task"),
     ]
 
 
@@ -100,12 +102,28 @@ def test_a_plan_round_trips_through_json():
     assert UpdatePlan.model_validate(p.model_dump()) == p
 
 
-def test_an_action_lesson_stays_one_when_the_updater_merges_it():
+def test_an_action_lessons_update_is_the_new_lesson_itself():
+    """An action lesson is never merged: the model's merge into the world's words alone
+    would lose the action for recall; the new lesson is the world's latest word on it."""
     old = Existing("id-e", "eat(meal) helped: You eat the meal. You scored 3 out of 3.")
     new = "eat(meal) helped: You eat the meal. You scored 4 out of 4."
-    lost = MemoryDecision(event="UPDATE", id=0, text="You eat the meal. You scored 4 out of 4.")
-    p = plan_decision(lost, new, "action", "new-id", [old], {})
-    assert p.ops == [UpdateOp(item_id="id-e", old_text=old.text, new_text=new)]
-    kept = MemoryDecision(event="UPDATE", id=0, text="eat(meal) helped: You eat it; it ends.")
-    p = plan_decision(kept, new, "action", "new-id", [old], {})
-    assert p.ops[0].new_text == "eat(meal) helped: You eat it; it ends."
+    update = MemoryDecision(event="UPDATE", id=0)
+    assert merge_target(update, new, [old]) is None  # no merger asked
+    for merged in (None, "You eat the meal. You scored 4 out of 4."):
+        p = plan_decision(update, new, "action", "new-id", [old], {}, merged)
+        assert p.ops == [UpdateOp(item_id="id-e", old_text=old.text, new_text=new)]
+
+
+def test_the_merger_is_asked_only_for_an_update_of_a_shown_item():
+    assert merge_target(MemoryDecision(event="UPDATE", id=1), NEW, SHOWN) == SHOWN[1]
+    assert merge_target(MemoryDecision(event="UPDATE", id=2), NEW, SHOWN) is None
+    assert merge_target(MemoryDecision(event="UPDATE"), NEW, SHOWN) is None
+    for event in ("ADD", "DELETE", "NOOP"):
+        assert merge_target(MemoryDecision(event=event, id=0), NEW, SHOWN) is None
+    assert merge_target(None, NEW, SHOWN) is None
+
+
+def test_a_decision_carries_no_text():
+    """The merged text is the merger's: a decision with text is refused (and so a NOOP)."""
+    with pytest.raises(ValueError):
+        MemoryDecision.model_validate_json('{"event": "NOOP", "text": "NEW is already known."}')

@@ -307,3 +307,49 @@ def test_the_spatial_branch_sees_a_move_only_when_the_robot_changed_place():
     assert _arrived_by(state(outcome="failed"), "kitchen") is None
     assert _arrived_by(state(args=("milk", "fridge")), "kitchen") is None
     assert _arrived_by({"trajectory": []}, "kitchen") is None
+
+
+def test_a_short_answer_in_the_same_place_naming_one_thing_asks_the_extractor_nothing():
+    """'You take the knife from the counter.' places nothing the robot's own facts do not
+    (it holds the knife now); 'You open the fridge, revealing a carrot.' places the carrot."""
+    from robomemory.memory.base import SceneGrounding
+
+    asked: list[str] = []
+
+    def where(schema, messages):
+        asked.append(schema.__name__)
+        return {"carrot": ["in", "fridge"], "fridge": ["in", "kitchen"]}
+
+    llm = StructuredLLM(ScriptedChatModel(responder=where), max_retries=0).for_node("relations")
+    mem = make_memory()
+    took = SceneGrounding(
+        names=["knife", "counter"],
+        place="kitchen",
+        holding=["knife"],
+        text="You take the knife from the counter.",
+        short_here=True,
+    )
+    assert {t.text() for t in mem.extract("", llm, took)} == {"I at kitchen", "I hold knife"}
+    assert asked == []
+    opened = SceneGrounding(
+        names=["fridge", "carrot"],
+        place="kitchen",
+        text="You open the fridge, revealing a carrot.",
+        short_here=True,
+    )
+    assert "carrot in fridge" in {t.text() for t in mem.extract("", llm, opened)}
+    assert asked == ["ExtractedRelations"]
+
+
+def test_places_news_counts_the_things_besides_the_room():
+    from robomemory.memory.base import SceneGrounding
+    from robomemory.memory.spatial import places_news
+
+    here = SceneGrounding(place="kitchen", short_here=True)
+    moved = SceneGrounding(place="kitchen")
+    assert not places_news(here, ["counter", "kitchen"])
+    assert places_news(here, ["fridge", "carrot", "kitchen"])
+    assert places_news(moved, ["counter", "kitchen"])  # a long answer or a move is read
+    assert not places_news(moved, ["kitchen"])
+    assert places_news(SceneGrounding(short_here=True), ["apple", "fridge"])  # no room known
+    assert not places_news(SceneGrounding(short_here=True), ["apple"])

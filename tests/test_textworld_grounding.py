@@ -447,3 +447,28 @@ def test_the_planner_and_critic_read_what_is_left_last():
         "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left
     )
     assert "Left to do: dice the red onion, prepare meal" in critic
+
+
+def test_textworlds_fry_roast_and_grill_name_their_appliance():
+    """tw-cooking-hard s12 was lost by cook(tomato, oven) where the recipe said "fry the
+    tomato": TextWorld declares fry = stove, roast = oven, grill = BBQ, so only the asked
+    appliance is offered."""
+    from robomemory.core import Action
+    from robomemory.executors.envs.textworld_verbs import COOKING_VERBS
+    from robomemory.grounding import offered_candidates
+
+    note = (
+        "examine(cookbook): Ingredients: lettuce red tuna tomato Directions: slice the lettuce "
+        "fry the lettuce dice the red tuna roast the red tuna dice the tomato fry the tomato "
+        "prepare meal"
+    )
+    candidates = [
+        Action(verb="cook", args=[thing, appliance])
+        for thing in ("tomato", "red tuna")
+        for appliance in ("oven", "stove", "BBQ")
+    ]
+    shown = {
+        str(a)
+        for a in offered_candidates(candidates, [], "kitchen", notes=[note], verbs=COOKING_VERBS)
+    }
+    assert shown == {"cook(tomato, stove)", "cook(red tuna, oven)"}

@@ -17,11 +17,13 @@ _INDEFINITE = frozenset({"a", "an", "some", "another"})
 
 class Instruction(NamedTuple):
     """One instruction a text gives: the API verb, the thing it names (None for a verb that
-    takes no argument) and the words as written (``"open the red box"``)."""
+    takes no argument), the words as written (``"open the red box"``) and the arguments after
+    the thing that its alias fixes (``VerbSpec.alias_args``: "grill the apple" -> ``("BBQ",)``)."""
 
     verb: str
     thing: str | None
     phrase: str
+    rest: tuple[str, ...] = ()
 
 
 def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, int, VerbSpec]]:
@@ -82,8 +84,17 @@ def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -
         end, name = found
         written = raw[at[start] : at[end - 1] + 1]
         if _INDEFINITE.isdisjoint(raw[at[start + n - 1] + 1 : at[end - len(word_list(name))]]):
-            out.append(Instruction(verb.name, name, " ".join(written)))
+            rest = _pinned(verb, content[start : start + n])
+            out.append(Instruction(verb.name, name, " ".join(written), rest))
     return out
+
+
+def _pinned(verb: VerbSpec, form: list[str]) -> tuple[str, ...]:
+    """The arguments after the first that the alias written as ``form`` fixes, if any."""
+    for alias, args in verb.alias_args.items():
+        if word_list(alias) == form:
+            return tuple(args)
+    return ()
 
 
 def _first_name(

@@ -126,20 +126,31 @@ def irreversible_repeats(
 def unasked_irreversible(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
 ) -> list[str]:
-    """Irreversible candidates on a thing the instructions of ``texts`` act on with another
-    verb ("cut the red box" asked: another irreversible act on the red box is not)."""
+    """Irreversible candidates on a thing the instructions of ``texts`` act on otherwise:
+    with another verb ("cut the red box" asked: another irreversible act on the red box is
+    not), or with other arguments than an alias fixes ("grill the apple": cook(apple, BBQ),
+    not cook(apple, oven))."""
     irreversible = meanings(verbs).irreversible
     names = [a.args[0] for a in candidates if a.args]
-    asked: dict[str, set[str]] = {}
+    asked: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for text in texts:
         for ins in instructions(text, verbs, names):
             if ins.thing is not None:
-                asked.setdefault(ins.thing, set()).add(ins.verb)
+                asked.setdefault(ins.thing, set()).add((ins.verb, ins.rest))
     return [
         str(a)
         for a in candidates
-        if a.verb in irreversible and a.args and a.verb not in asked.get(a.args[0], {a.verb})
+        if a.verb in irreversible
+        and a.args
+        and a.args[0] in asked
+        and not any(_fits(a, verb, rest) for verb, rest in asked[a.args[0]])
     ]
+
+
+def _fits(action: Action, verb: str, rest: tuple[str, ...]) -> bool:
+    """Whether ``action`` is ``verb`` with the arguments ``rest`` fixes after its first."""
+    given = [" ".join(a.lower().split()) for a in action.args[1 : 1 + len(rest)]]
+    return action.verb == verb and given == [" ".join(r.lower().split()) for r in rest]
 
 
 def unrequested_irreversible(

@@ -117,3 +117,8 @@ class SceneGrounding(BaseModel):
         description="(place left, direction walked) when the last step moved the robot: the "
         "way between the two places becomes a fact as certain as the robot's place",
     )
+    short_here: bool = Field(
+        default=False,
+        description="the world answered in a line and the robot stayed where it was "
+        "('You take the knife from the counter.')",
+    )

@@ -224,12 +224,20 @@ class LongTermMemory:
             fallback=lambda: prompts.MemoryDecision(event="NOOP"),
         )
         decision = answer.value if answer.ok else None
-        holders = {}
-        if decision is not None and decision.event == "UPDATE" and decision.text:
-            digest = content_hash(decision.text.strip())
+        merged, holders = None, {}
+        if (target := mem0.merge_target(decision, text, existing)) is not None:
+            merge = llm.call(
+                prompts.MergedItem,
+                prompts.MERGER_SYSTEM,
+                prompts.merger_prompt(text, target.text),
+                fallback=lambda: None,
+            )
+            merged = merge.value.text.strip() if merge.ok else None
+        if merged:
+            digest = content_hash(merged)
             holder = self.store.find_hash(digest)
             holders = {digest: holder} if holder else {}
-        plan = mem0.plan_decision(decision, text, item.level, add_id, existing, holders)
+        plan = mem0.plan_decision(decision, text, item.level, add_id, existing, holders, merged)
         if plan.result["event"] == "NOOP" and plan.result["reason"] != "model":
             log.warning("%s: updater decision ignored: %s", self.kind, plan.result["reason"])
         return plan

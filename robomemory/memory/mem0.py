@@ -95,6 +95,20 @@ def comparable(text: str, existing: Sequence[Existing]) -> list[Existing]:
     return [e for e in existing if lesson_action(e.text) == action]
 
 
+def merge_target(
+    decision: MemoryDecision | None, text: str, existing: Sequence[Existing]
+) -> Existing | None:
+    """The shown item an UPDATE of ``text`` merges into, when its merged text must be asked
+    for; None otherwise: no UPDATE, an id not shown, or an action lesson, whose update is the
+    new lesson itself (the world's latest word on that action: a merge into the world's words
+    alone would lose the action for recall)."""
+    if decision is None or decision.event != "UPDATE" or lesson_action(text) is not None:
+        return None
+    if decision.id is None or not 0 <= decision.id < len(existing):
+        return None
+    return existing[decision.id]
+
+
 def plan_decision(
     decision: MemoryDecision | None,
     text: str,
@@ -102,12 +116,13 @@ def plan_decision(
     add_id: str,
     existing: Sequence[Existing],
     hash_holders: Mapping[str, str],
+    merged: str | None = None,
 ) -> UpdatePlan:
     """Apply the updater's ``decision`` (None: unparseable) for the new item ``text`` against
-    the ``existing`` items it was shown. ``hash_holders`` maps content hashes to the items
-    holding them (for the merged text of an UPDATE). Anything invalid is a NOOP: an UPDATE or
-    DELETE naming no shown item, an UPDATE without text, an UPDATE that would duplicate
-    another item or change nothing."""
+    the ``existing`` items it was shown. ``merged``: an UPDATE's merged text (the merger's
+    answer, see :func:`merge_target`); ``hash_holders`` maps content hashes to the items
+    holding them. Anything invalid is a NOOP: an UPDATE or DELETE naming no shown item, an
+    UPDATE without merged text, or one that would duplicate another item or change nothing."""
     text = text.strip()
     if decision is None:
         return noop("unparseable decision")
@@ -126,16 +141,9 @@ def plan_decision(
                 AddOp(item_id=add_id, text=text, level=level),
             ],
         )
-    merged = (decision.text or "").strip()
+    merged = text if lesson_action(text) is not None else (merged or "").strip()
     if not merged:
         return noop("update without text")
-    action = lesson_action(text)
-    if action is not None and lesson_action(merged) != action:
-        # An action lesson is only weighed against lessons about the same action, and it
-        # must stay one (an updater's merge into the world's words alone would lose the action
-        # for recall): the new lesson, the world's latest word on that action, is the merged
-        # text.
-        merged = text
     if merged == target.text:
         return noop("target unchanged")
     holder = hash_holders.get(content_hash(merged))

@@ -111,6 +111,16 @@ def _grounded_names(grounding: SceneGrounding | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def places_news(grounding: SceneGrounding, names: Sequence[str]) -> bool:
+    """Whether the extractor may learn where something is from this scene: ``names`` (the
+    scene's and its room, :func:`_grounded_names`) relate at least two things, and a short
+    answer in the same place names two besides the room. "You take the knife from the
+    counter." names one: what moved is held, and the robot's own facts say so; "You open the
+    fridge, revealing a carrot." names two and is read."""
+    room = 1 if grounding.place in names else 0
+    return len(names) - room >= (2 if grounding.short_here else 1) and len(names) >= 2
+
+
 def render_triples(triples: Iterable[Triple], history: bool = False) -> str:
     """Compact text for prompts: one relation per line; invalidated ones marked when shown."""
     lines = []
@@ -237,7 +247,7 @@ class SpatialMemory:
         names = _grounded_names(grounding)
         if grounding is not None and grounding.text.strip():
             summary = " ".join(grounding.text.split())[:EXTRACT_TEXT_CHARS]
-        if not summary.strip() or (grounding is not None and len(names) < 2):
+        if not summary.strip() or (grounding is not None and not places_news(grounding, names)):
             return list(out.values())
         if grounding is not None:
             schema = prompts.grounded_relations_model(tuple(names), grounding.place)

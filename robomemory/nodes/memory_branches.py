@@ -17,6 +17,7 @@ from robomemory.memory.spatial import render_triples
 from robomemory.memory.spatial_algorithm import make_triple
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun
+from robomemory.prompts.perceive import verbatim_summary
 from robomemory.state import AgentState, observation_of
 
 
@@ -66,12 +67,15 @@ def scene_grounding(state: AgentState) -> SceneGrounding | None:
     obs = observation_of(state)
     if not (obs.names or obs.place):
         return None
+    trajectory = state.get("trajectory") or []
+    stayed = not trajectory or trajectory[-1].get("place") == obs.place
     return SceneGrounding(
         names=obs.names,
         place=obs.place,
         holding=obs.holding,
         text=obs.text,
         arrived_by=_arrived_by(state, obs.place),
+        short_here=stayed and verbatim_summary(obs.text, obs.place) is not None,
     )
 
 

@@ -32,9 +32,16 @@ EPISODIC_ASK = (
 
 UPDATER_SYSTEM = (
     "You maintain a robot's memory. Compare NEW with the EXISTING items (by number). "
-    "ADD: NEW is not known. UPDATE id: NEW refines item id; give the merged text. "
+    "ADD: NEW is not known. UPDATE id: NEW refines item id. "
     "DELETE id: NEW contradicts item id, which is outdated (NEW replaces it). "
     "NOOP: NEW is already known."
+)
+
+# Asked only after an UPDATE: a decision that carried the merged text made the small model
+# write text for every event ("NEW is already known.", NEW copied for an ADD).
+MERGER_SYSTEM = (
+    "Merge two items of a robot's memory into one: keep the facts of both; where they "
+    "disagree, NEW is right. Keep object and place names exactly."
 )
 
 
@@ -102,7 +109,8 @@ class EpisodeRecord(BaseModel):
 
 
 class MemoryDecision(BaseModel):
-    """The updater's decision for one new item (Mem0)."""
+    """The updater's decision for one new item (Mem0); an UPDATE's merged text is asked for
+    apart (:class:`MergedItem`)."""
 
     # Strict: no coercion ("0", true, 0.0 are not ids); unknown fields and duplicate keys are
     # rejected, so a loosely typed answer fails to parse and becomes a NOOP, never a DELETE.
@@ -110,13 +118,20 @@ class MemoryDecision(BaseModel):
 
     event: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
     id: int | None = Field(default=None, description="EXISTING item number for UPDATE/DELETE.")
-    text: str | None = Field(default=None, max_length=300, description="Merged text for UPDATE.")
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any):
         """Reject duplicate keys (a JSON parser would keep the last one silently)."""
         json.loads(json_data, object_pairs_hook=_no_duplicates)
         return super().model_validate_json(json_data, **kwargs)
+
+
+class MergedItem(BaseModel):
+    """The merger's answer: one item that says what an existing item and NEW say."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    text: str = Field(max_length=300)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -157,3 +172,8 @@ def updater_prompt(new: str, existing: list[str]) -> str:
     """NEW item and the EXISTING ones numbered from 0 (integer temp ids, never UUIDs)."""
     lines = "\n".join(f"{i}. {text}" for i, text in enumerate(existing))
     return f"NEW: {new}\nEXISTING:\n{lines}"
+
+
+def merger_prompt(new: str, old: str) -> str:
+    """The item an UPDATE refines, then NEW."""
+    return f"EXISTING: {old}\nNEW: {new}"

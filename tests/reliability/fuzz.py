@@ -31,7 +31,7 @@ LOOSE_DECISIONS = [
     '{"event": "DELETE", "id": " 1 "}',
     '{"event": "DELETE", "id": 0, "reason": "extra field"}',
     '{"event": "NOOP", "event": "DELETE", "id": 0}',
-    '{"event": "UPDATE", "id": 0}',
+    '{"event": "UPDATE", "id": 0, "text": "merged"}',
     '{"event": "UPDATE", "id": 0, "text": null}',
     '{"event": "delete", "id": 0}',
     '{"event": "DELETE", "id": -1}',

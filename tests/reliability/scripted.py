@@ -62,7 +62,7 @@ def mem0_decision(messages: Sequence[BaseMessage]) -> dict:
         case 0:
             return {"event": "ADD"}
         case 1:
-            return {"event": "UPDATE", "id": target, "text": "Open the fridge, then take milk."}
+            return {"event": "UPDATE", "id": target}
         case 2:
             return {"event": "DELETE", "id": target}
     return {"event": "NOOP"}
@@ -116,6 +116,7 @@ def lifelong_table(game: str) -> dict:
         "SemanticInsights": lessons,
         "EpisodeRecord": lambda m: {"summary": "Read the cookbook, got the food, ate the meal."},
         "MemoryDecision": mem0_decision,
+        "MergedItem": lambda m: {"text": "Open the fridge, then take milk."},
     }
 
 

@@ -72,6 +72,7 @@ COOKING_VERBS = [
         description="cook a held ingredient as the recipe says: fry = stove, roast = oven, "
         "grill = BBQ",
         aliases=["fry", "roast", "grill"],
+        alias_args={"fry": ["stove"], "roast": ["oven"], "grill": ["BBQ"]},
         irreversible=True,
     ),
     VerbSpec(
