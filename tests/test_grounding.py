@@ -320,6 +320,35 @@ def test_the_way_to_what_is_asked_for_leads_while_nothing_asked_for_is_here():
     )  # a thing asked for is here to take: no leaving
 
 
+def test_the_way_to_what_an_alias_fixes_leads_once_the_thing_is_held():
+    """ "fire the cup" needs the kiln: with the cup held and the kiln last seen in the shed,
+    the way to the shed leads (tw-cooking-hard s11 shuffled what it held in the garden with
+    three things to grill and the BBQ in the backyard)."""
+    bake = VerbSpec(
+        name="bake",
+        arg_kinds=["object", "appliance"],
+        aliases=["fire"],
+        alias_args={"fire": ["Kiln"]},
+        irreversible=True,
+    )
+    note = "inspect(manual): Steps: fire the cup"
+    seen = {"cup": "hall", "kiln": "shed", "manual": "hall"}
+    here = [
+        act("put_down_to(cup, hall)"),
+        act("inspect(cup)"),
+        act("navigate_to(attic)"),
+        act("navigate_to(shed)"),
+    ]
+    verbs = [*VERBS, bake]
+    shown = offered_candidates(here, [], "hall", notes=[note], verbs=verbs, seen=seen, held=["cup"])
+    assert str(shown[0]) == "navigate_to(shed)"
+    there = [act("bake(cup, kiln)"), act("put_down_to(cup, shed)"), act("navigate_to(hall)")]
+    shown = offered_candidates(
+        there, [], "shed", notes=[note], verbs=verbs, seen=seen, held=["cup"]
+    )
+    assert str(shown[0]) == "bake(cup, kiln)"
+
+
 def test_the_search_leads_until_the_thing_is_seen():
     note = "inspect(manual): Steps: paint the blue cup"
     candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]

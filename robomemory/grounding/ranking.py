@@ -315,15 +315,18 @@ def wanted_things(
     states: Mapping[str, str] | None,
     seen: Mapping[str, str],
 ) -> list[str]:
-    """The things what is left to do acts on, then those the descriptions of its verbs not
-    offered now say they need ("sand: needs a held file" -> file), among the known."""
+    """The things what is left to do acts on, then those its aliases fix ("grill the apple":
+    the BBQ), then those the descriptions of its verbs not offered now say they need ("sand:
+    needs a held file" -> file), among the known."""
     offered = [n for a in candidates for n in a.args]
     names = list(dict.fromkeys([*offered, *seen]))
     left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
     described = {v.name: v.description for v in verbs}
     verbs_now = {a.verb for a in candidates}
     needs = set().union(*(_needs(words(i.phrase), described, verbs_now) for i in left))
+    fixed = {" ".join(r.lower().split()) for i in left for r in i.rest}
     out = [i.thing for i in left if i.thing]
+    out += [n for n in names if " ".join(n.lower().split()) in fixed]
     out += [n for n in names if words(n) and words(n) <= needs]
     return list(dict.fromkeys(out))
 
