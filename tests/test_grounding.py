@@ -393,6 +393,31 @@ def test_the_planner_is_told_what_is_not_seen_and_where_to_look():
     assert "Not seen yet" not in planner_user("Task: x", candidates, None, None)
 
 
+def test_the_planner_is_told_what_is_needed_from_elsewhere_and_the_way_there():
+    from robomemory.core import ActionSpace
+    from robomemory.nodes.common import notes_fetch
+
+    note = "inspect(manual): Steps: paint the blue cup, glue the box"
+    candidates = [act("put_down_to(box, hall)"), act("navigate_to(attic)"), act("look()")]
+    state = {
+        "notes": [note],
+        "seen": {"blue cup": "attic", "box": "hall", "manual": "hall"},
+        "observation": {"text": "A hall.", "place": "hall", "holding": ["box"]},
+    }
+    space = ActionSpace(verbs=VERBS, candidates=candidates)
+    away, moves = notes_fetch(state, space, candidates)
+    assert away == ["blue cup (attic)"] and moves == ["navigate_to(attic)"]  # the box is held
+    text = planner_user("Task: x", candidates, None, None, fetch=(away, moves))
+    assert text.splitlines()[-3] == (
+        "Needed, seen elsewhere: blue cup (attic). Go there first: navigate_to(attic)"
+    )
+    # a thing asked for is here to take: no line; nothing read yet: no line
+    here = [act("pick_up(blue cup)"), *candidates]
+    assert notes_fetch(state, ActionSpace(verbs=VERBS, candidates=here), here) == ([], [])
+    assert notes_fetch({**state, "notes": []}, space, candidates) == ([], [])
+    assert "Needed, seen elsewhere" not in planner_user("Task: x", candidates, None, None)
+
+
 def test_a_thing_used_up_is_not_searched_for_again():
     """The blue cup, painted and then glued into the model, is no longer offered: the task
     acted on it, so the search does not lead and the planner is not sent to look for it."""

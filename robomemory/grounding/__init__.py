@@ -44,6 +44,7 @@ from robomemory.grounding.ranking import (
     offered_candidates,
     unasked_irreversible,
     unrequested_irreversible,
+    wanted_things,
 )
 from robomemory.grounding.spent import (
     FAILED,
@@ -97,4 +98,5 @@ __all__ = [
     "verb_phrases",
     "verb_results",
     "visited_places",
+    "wanted_things",
 ]

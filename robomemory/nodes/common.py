@@ -13,6 +13,7 @@ from robomemory.core import Action, ActionSpace, Route, TextLimits
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import (
     exploration,
+    fetch_moves,
     helped_now,
     known_things,
     left_to_do,
@@ -22,6 +23,7 @@ from robomemory.grounding import (
     unseen_things,
     update_states,
     visited_places,
+    wanted_things,
 )
 from robomemory.memory.temporal import step_line
 from robomemory.prompts.longterm import lesson_actions
@@ -168,6 +170,33 @@ def notes_unseen(
         exits=state.get("exits") or {},
     )
     return missing, [str(a) for a in search]
+
+
+def notes_fetch(
+    state: AgentState, space: ActionSpace, candidates: list[Action]
+) -> tuple[list[str], list[str]]:
+    """(what is left to do needs that was last seen elsewhere, as ``thing (place)``; the offered
+    moves there, as the list ranks them: :func:`fetch_moves`); both empty while such a thing
+    is here, or before anything is read."""
+    notes, seen = state.get("notes") or [], state.get("seen") or {}
+    if not notes or not seen:
+        return [], []
+    obs = observation_of(state)
+    wanted = wanted_things(
+        notes,
+        state.get("done_actions") or [],
+        space.verbs,
+        space.candidates,
+        state.get("task") or "",
+        state.get("states") or {},
+        seen,
+    )
+    moves = fetch_moves(
+        wanted, candidates, space.verbs, here=obs.place, seen=seen, held=obs.holding
+    )
+    places = {a.args[0] for a in moves if a.args}
+    away = [f"{t} ({seen[t]})" for t in wanted if t not in obs.holding and seen.get(t) in places]
+    return (away, [str(a) for a in moves]) if moves else ([], [])
 
 
 def world_states(

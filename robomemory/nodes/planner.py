@@ -17,6 +17,7 @@ from robomemory.nodes.common import (
     lessons_now,
     looping,
     map_routes,
+    notes_fetch,
     notes_left,
     notes_unseen,
 )
@@ -48,6 +49,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         helped,
         looping(state, space),
         notes_unseen(state, space, candidates, routes),
+        notes_fetch(state, space, candidates),
     )
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(

@@ -138,13 +138,15 @@ def planner_user(
     helped: Sequence[str] = (),
     looped: Sequence[str] = (),
     unseen: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    fetch: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the last result again, what helped
     before and is possible now (``helped``), what is not offered because it would loop
-    (``looped``), what the notes instruct that is not done (``left``) and what they name
-    that is not seen yet with the actions that search for it (``unseen``): a small model
-    weighs the end most."""
+    (``looped``), what the notes instruct that is not done (``left``), what they name
+    that is not seen yet with the actions that search for it (``unseen``) and what they need
+    that was seen elsewhere with the moves there (``fetch``): a small model weighs the end
+    most."""
     parts = [context]
     if candidates:
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
@@ -160,6 +162,8 @@ def planner_user(
         parts.append(left_line(left))
     if unseen[0]:
         parts.append(unseen_line(*unseen))
+    if fetch[0] and fetch[1]:
+        parts.append(fetch_line(*fetch))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
@@ -178,6 +182,12 @@ def unseen_line(missing: Sequence[str], search: Sequence[str]) -> str:
     it a small model works on the things in view (picks them up, cuts them) instead."""
     line = f"Not seen yet: {', '.join(missing)}."
     return f"{line} Look for it first: {', '.join(search[:3])}" if search else line
+
+
+def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
+    """What the instructions need that was seen elsewhere, and the way there: without it a
+    small model shuffles what it holds where it is, the way there first in its list."""
+    return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
 
 
 def looped_line(looped: Sequence[str]) -> str:
