@@ -149,8 +149,8 @@ def unasked_irreversible(
 
 def _fits(action: Action, verb: str, rest: tuple[str, ...]) -> bool:
     """Whether ``action`` is ``verb`` with the arguments ``rest`` fixes after its first."""
-    given = [" ".join(a.lower().split()) for a in action.args[1 : 1 + len(rest)]]
-    return action.verb == verb and given == [" ".join(r.lower().split()) for r in rest]
+    given = [word_list(a) for a in action.args[1 : 1 + len(rest)]]
+    return action.verb == verb and given == [word_list(r) for r in rest]
 
 
 def unrequested_irreversible(
@@ -324,9 +324,9 @@ def wanted_things(
     described = {v.name: v.description for v in verbs}
     verbs_now = {a.verb for a in candidates}
     needs = set().union(*(_needs(words(i.phrase), described, verbs_now) for i in left))
-    fixed = {" ".join(r.lower().split()) for i in left for r in i.rest}
+    fixed = {tuple(word_list(r)) for i in left for r in i.rest}
     out = [i.thing for i in left if i.thing]
-    out += [n for n in names if " ".join(n.lower().split()) in fixed]
+    out += [n for n in names if tuple(word_list(n)) in fixed]
     out += [n for n in names if words(n) and words(n) <= needs]
     return list(dict.fromkeys(out))
 
