@@ -24,6 +24,7 @@ from robomemory.grounding import (
     untaken_exits,
     update_notes,
     update_seen,
+    wanted_things,
 )
 from robomemory.prompts.planner import planner_user
 
@@ -347,6 +348,33 @@ def test_the_way_to_what_an_alias_fixes_leads_once_the_thing_is_held():
         there, [], "shed", notes=[note], verbs=verbs, seen=seen, held=["cup"]
     )
     assert str(shown[0]) == "bake(cup, kiln)"
+
+
+def test_what_an_alias_fixes_being_here_does_not_hold_the_fetch():
+    """The kiln is used where it stands: with it here and the cup asked for in the attic, the
+    way to the attic leads (tw-cooking-hard s13 stayed by the oven for 30 steps, the onion
+    it had seen in the garden never fetched); a thing to take that is here still holds it."""
+    bake = VerbSpec(
+        name="bake",
+        arg_kinds=["object", "appliance"],
+        aliases=["fire"],
+        alias_args={"fire": ["kiln"]},
+        irreversible=True,
+    )
+    verbs = [*VERBS, bake]
+    note = "inspect(manual): Steps: fire the cup"
+    seen = {"cup": "attic", "kiln": "hall", "manual": "hall"}
+    here = [act("open(kiln)"), act("inspect(kiln)"), act("navigate_to(attic)")]
+    wanted = wanted_things([note], [], verbs, here, "", {}, seen)
+    assert wanted.things == ["cup", "kiln"] and wanted.in_place == ["kiln"]
+    shown = offered_candidates(here, [], "hall", notes=[note], verbs=verbs, seen=seen)
+    assert str(shown[0]) == "navigate_to(attic)"
+    # without the alias's word the kiln is one more thing here, and the fetch waits
+    moves = fetch_moves(["cup", "kiln"], here, verbs, here="hall", seen=seen)
+    assert moves == []
+    assert fetch_moves(["cup", "kiln"], here, verbs, here="hall", seen=seen, in_place=["kiln"]) == [
+        act("navigate_to(attic)")
+    ]
 
 
 def test_the_search_leads_until_the_thing_is_seen():

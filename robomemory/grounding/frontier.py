@@ -12,7 +12,7 @@ from itertools import pairwise
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import parsed
+from robomemory.grounding.text import parsed, word_list
 
 _FAR = 1 << 20  # a place no known route reaches
 
@@ -145,19 +145,28 @@ def fetch_moves(
     here: str | None,
     seen: Mapping[str, str],
     held: Collection[str] = (),
+    in_place: Collection[str] = (),
 ) -> list[Action]:
     """While no ``wanted`` thing is here to take (offered, not held), the moves to where the
-    wanted things neither here nor held were last seen (``seen``), in ``wanted``'s order."""
+    wanted things neither here nor held were last seen (``seen``), in ``wanted``'s order.
+    Those ``in_place`` (used where they stand: an oven) are no things to take: one here does
+    not hold the robot from fetching the rest."""
     moves = meanings(verbs).moves
     present = {n for a in candidates if a.verb not in moves for n in a.args}
-    if any(t in present and t not in held for t in wanted):
+    if any(t in present and t not in held and t not in in_place for t in wanted):
         return []
     out: list[Action] = []
     for thing in wanted:
         at = seen.get(thing)
-        if thing in present or thing in held or at is None or at == here:
+        if thing in present or thing in held or at is None:
             continue
-        move = next((a for a in candidates if a.verb in moves and a.args[:1] == [at]), None)
+        way = word_list(at)  # the map spells places its own way (lower case)
+        if way == word_list(here or ""):
+            continue
+        move = next(
+            (a for a in candidates if a.verb in moves and a.args and word_list(a.args[0]) == way),
+            None,
+        )
         if move is not None and move not in out:
             out.append(move)
     return out

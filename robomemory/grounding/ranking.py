@@ -8,6 +8,7 @@ while what is left to do names a thing not seen yet, the search for it leads.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
 
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
@@ -290,13 +291,15 @@ def offered_candidates(
         moves = [a for a in search if a.verb in meaning.moves and a not in promoted]
         promoted = search if searching else promoted + moves
     if notes and seen:
+        wanted = wanted_things(notes, done, verbs, candidates, task, states, seen)
         fetch = fetch_moves(
-            wanted_things(notes, done, verbs, candidates, task, states, seen),
+            wanted.things,
             ranked,
             verbs,
             here=place,
             seen=seen,
             held=held,
+            in_place=wanted.in_place,
         )
         promoted = fetch[:1] + [a for a in promoted if a not in fetch[:1]]
     ordered = promoted + [a for a in ranked if a not in promoted]
@@ -304,6 +307,14 @@ def offered_candidates(
     # on: the planner can only name an action it is shown, so every option stays.
     whole = named_verbs(task, verbs) & meaning.irreversible
     return ordered if limit is None else cut_per_verb(ordered, limit, whole, len(promoted))
+
+
+class Wanted(NamedTuple):
+    """What left instructions need (:func:`wanted_things`), and which of it is used where it
+    stands: the things an alias fixes ("grill": the BBQ), gone to, not carried."""
+
+    things: list[str]
+    in_place: list[str]
 
 
 def wanted_things(
@@ -314,7 +325,7 @@ def wanted_things(
     task: str,
     states: Mapping[str, str] | None,
     seen: Mapping[str, str],
-) -> list[str]:
+) -> Wanted:
     """The things what is left to do acts on, then those its aliases fix ("grill the apple":
     the BBQ), then those the descriptions of its verbs not offered now say they need ("sand:
     needs a held file" -> file), among the known."""
@@ -325,10 +336,11 @@ def wanted_things(
     verbs_now = {a.verb for a in candidates}
     needs = set().union(*(_needs(words(i.phrase), described, verbs_now) for i in left))
     fixed = {tuple(word_list(r)) for i in left for r in i.rest}
-    out = [i.thing for i in left if i.thing]
-    out += [n for n in names if tuple(word_list(n)) in fixed]
+    acted_on = [i.thing for i in left if i.thing]
+    in_place = [n for n in names if tuple(word_list(n)) in fixed and n not in acted_on]
+    out = [*acted_on, *in_place]
     out += [n for n in names if words(n) and words(n) <= needs]
-    return list(dict.fromkeys(out))
+    return Wanted(list(dict.fromkeys(out)), in_place)
 
 
 def cut_per_verb(

@@ -25,6 +25,7 @@ from robomemory.grounding import (
     visited_places,
     wanted_things,
 )
+from robomemory.grounding.text import word_list
 from robomemory.memory.temporal import step_line
 from robomemory.prompts.longterm import lesson_actions
 from robomemory.state import AgentState, last_result_of, observation_of
@@ -192,10 +193,20 @@ def notes_fetch(
         seen,
     )
     moves = fetch_moves(
-        wanted, candidates, space.verbs, here=obs.place, seen=seen, held=obs.holding
+        wanted.things,
+        candidates,
+        space.verbs,
+        here=obs.place,
+        seen=seen,
+        held=obs.holding,
+        in_place=wanted.in_place,
     )
-    places = {a.args[0] for a in moves if a.args}
-    away = [f"{t} ({seen[t]})" for t in wanted if t not in obs.holding and seen.get(t) in places]
+    places = {tuple(word_list(a.args[0])) for a in moves if a.args}  # the map's spelling too
+    away = [
+        f"{t} ({seen[t]})"
+        for t in wanted.things
+        if t not in obs.holding and t in seen and tuple(word_list(seen[t])) in places
+    ]
     return (away, [str(a) for a in moves]) if moves else ([], [])
 
 
