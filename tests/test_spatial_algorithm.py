@@ -353,3 +353,41 @@ def test_places_news_counts_the_things_besides_the_room():
     assert not places_news(moved, ["kitchen"])
     assert places_news(SceneGrounding(short_here=True), ["apple", "fridge"])  # no room known
     assert not places_news(SceneGrounding(short_here=True), ["apple"])
+
+
+def test_things_are_placed_in_the_place_their_holders_lead_to():
+    from robomemory.memory.base import Triple
+    from robomemory.memory.spatial_algorithm import move_fact, places_of_things
+
+    def t(s, r, o, gone=None):
+        return Triple(subject=s, relation=r, object=o, invalidated_at_step=gone)
+
+    triples = [
+        t("I", "at", "kitchen", gone=4),  # a place the robot stood at, then left
+        t("I", "at", "garden"),
+        move_fact("kitchen", "east", "garden"),
+        t("onion", "on", "garden"),
+        t("milk", "in", "fridge"),
+        t("fridge", "in", "kitchen"),
+        t("egg", "in", "box"),
+        t("box", "on", "shelf"),
+        t("shelf", "at", "kitchen"),
+        t("spoon", "in", "drawer"),  # no chain to a place
+        t("cup", "on", "table", gone=6),  # moved since
+        t("I", "hold", "knife"),
+        t("knife", "on", "counter"),  # held now: goes where the robot goes
+        t("counter", "in", "kitchen"),
+    ]
+    places = places_of_things(triples)
+    assert places == {
+        "onion": "garden",
+        "milk": "kitchen",
+        "fridge": "kitchen",
+        "egg": "kitchen",
+        "box": "kitchen",
+        "shelf": "kitchen",
+        "counter": "kitchen",
+    }
+    assert places_of_things(triples, max_hops=2)["box"] == "kitchen"
+    assert "egg" not in places_of_things(triples, max_hops=2)
+    assert places_of_things([]) == {}

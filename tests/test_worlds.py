@@ -13,10 +13,10 @@ from robomemory.memory.system import MemorySystem
 DIM = 32
 
 
-def place(system: MemorySystem, key: str, thing: str, holder: str) -> None:
+def place(system: MemorySystem, key: str, thing: str, holder: str, relation: str = "in") -> None:
     emb = DeterministicFakeEmbedding(size=DIM)
     vertices = {n: emb.embed_query(n) for n in (thing, holder)}
-    add = [Triple(subject=thing, relation="in", object=holder)]
+    add = [Triple(subject=thing, relation=relation, object=holder)]
     system.spatial.store.apply(
         GraphChange(key=key, step=1, episode_id=key, vertices=vertices, add=add)
     )
@@ -43,6 +43,40 @@ def test_each_world_has_its_own_map_and_the_robot_one_set_of_lessons(tmp_path):
         assert texts(system) == set()  # the robot's own single map is a third one
         system.use_world("house_b")
         assert texts(system) == {"milk in cupboard"}  # kept on disk
+
+
+def test_a_task_starts_knowing_where_this_worlds_map_last_placed_things(tmp_path):
+    """What an earlier task in this world saw stays in its map: a later task starts knowing
+    where (a thing in a holder in a room is in that room), corrected by what the robot sees
+    (a real TextWorld game); the ablation of spatial memory starts knowing nothing."""
+    from robomemory.config import AgentConfig
+    from robomemory.context import AgentContext
+    from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
+    from robomemory.grounding import update_seen
+    from robomemory.nodes.start import recall_places
+
+    cfg = MemoryConfig(data_dir=tmp_path)
+    with MemorySystem.open(cfg, DeterministicFakeEmbedding(size=DIM), "bot") as system:
+        system.use_world("six_rooms")
+        place(system, "k1", "I", "kitchen", relation="at")  # it stood in the kitchen
+        place(system, "k2", "carrot", "fridge")
+        place(system, "k3", "fridge", "kitchen")
+        place(system, "k4", "soap", "bathroom")  # the robot never stood in a "bathroom"
+        executor = TextWorldExecutor(bundled_game("cooking_6rooms"))
+        try:
+            _, observation = executor.reset()
+            ablated = AgentContext(
+                config=AgentConfig().ablate(["spatial"]), memory=system, executor=executor
+            )
+            assert recall_places(ablated) == {}
+            ctx = AgentContext(config=AgentConfig(), memory=system, executor=executor)
+            kept = recall_places(ctx)
+            assert kept == {"carrot": "kitchen", "fridge": "kitchen"}
+            space = executor.action_space()
+            seen = update_seen(kept, observation.place, space.candidates, space.verbs)
+            assert seen["carrot"] == "kitchen" and observation.place != "kitchen"
+        finally:
+            executor.close()
 
 
 def test_handles_name_the_world_map_only_when_there_is_a_world():

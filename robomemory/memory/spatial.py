@@ -54,6 +54,7 @@ from robomemory.memory.spatial_algorithm import (
     move_fact,
     normalize_name,
     normalize_relation,
+    places_of_things,
     resolver_ids,
     routes_of,
     select_local,
@@ -163,6 +164,10 @@ class SpatialMemory:
     def routes(self) -> list[Route]:
         """The ways between places this map knows (from the moves the robot made here)."""
         return routes_of(self.store.triples())
+
+    def things_places(self) -> dict[str, str]:
+        """Where this map last placed each thing, as a place (:func:`places_of_things`)."""
+        return places_of_things(self.store.triples(include_invalid=True))
 
     # ---- update (Algorithm 2) ----------------------------------------------------------------
     def update(

@@ -375,3 +375,36 @@ def routes_of(triples: Iterable[Triple]) -> list[Route]:
             if route not in out:
                 out.append(route)
     return out
+
+
+# ---- where things are ----------------------------------------------------------------------
+# Relations that place a thing (in, on, at, under, near); "hold" and the compass do not.
+PLACING = frozenset({"in", "on", "at", "under", "near"})
+
+
+def places_of_things(triples: Iterable[Triple], max_hops: int = 3) -> dict[str, str]:
+    """Where each thing of the map was last placed, as a place the robot stood at or a way
+    led to: its valid placing edges followed up to ``max_hops`` ("milk in fridge", "fridge in
+    kitchen": the milk is in the kitchen), the nearest place first. The robot, the places and
+    what it holds are no things; a thing no chain leads from to a place is left out."""
+    triples = list(triples)
+    places = {t.object for t in triples if t.subject == "I" and t.relation == "at"}
+    places |= {p for r in routes_of(triples) for p in (r.src, r.dst)}
+    held = {t.object for t in triples if t.valid and t.subject == "I" and t.relation == "hold"}
+    holders: dict[str, list[str]] = {}
+    for t in triples:
+        if t.valid and t.relation in PLACING and t.subject != "I":
+            holders.setdefault(t.subject, []).append(t.object)
+    out: dict[str, str] = {}
+    for thing in holders:
+        if thing in places or thing in held:
+            continue
+        frontier, visited = [thing], {thing}
+        for _ in range(max_hops):
+            frontier = [h for n in frontier for h in holders.get(n, []) if h not in visited]
+            visited.update(frontier)
+            place = next((h for h in frontier if h in places), None)
+            if place is not None:
+                out[thing] = place
+                break
+    return out

@@ -34,7 +34,11 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "path": path,
             "exits": untaken_exits({}, observation.place, space.candidates, space.verbs, path),
             "seen": update_seen(
-                {}, observation.place, space.candidates, space.verbs, observation.holding
+                recall_places(run.ctx),
+                observation.place,
+                space.candidates,
+                space.verbs,
+                observation.holding,
             ),
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
@@ -50,6 +54,16 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "routes_recalled": learned,
         }
     )
+
+
+def recall_places(ctx: AgentContext) -> dict[str, str]:
+    """Where the spatial map of this world last placed each thing (earlier tasks here): what
+    a task needs and does not see yet is fetched from there (the ablation of spatial memory
+    starts knowing nothing). What the robot sees corrects it (:func:`update_seen`)."""
+    spatial = ctx.memory.spatial
+    if spatial is None or not ctx.config.memory.spatial.enabled:
+        return {}
+    return spatial.things_places()
 
 
 def recall_routes(ctx: AgentContext) -> int:
