@@ -135,10 +135,10 @@ def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agen
         {
             "StepSummary": meet({"summary": "I see a kitchen."}),
             "MemoryQueries": meet({"queries": ["where is the cookbook"]}),
-            "Plan": plan_of(("task_complete", [])),
+            "Plan": plan_of(("look", [])),
         }
     )
-    agent_config.max_steps = 2
+    agent_config.max_steps = 1  # one step: the game offers no finishing
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="perceive")
     assert result.usage["perceive"]["runs"] == 1 and not barrier.broken
@@ -164,10 +164,10 @@ def test_the_relation_retriever_runs_beside_the_summarizer_and_feeds_the_map(
             "StepSummary": meet({"summary": "I see a kitchen."}),
             "MemoryQueries": meet({"queries": ["where is the milk"]}),
             "ExtractedRelations": meet({"milk": ["in", "fridge"]}),
-            "Plan": plan_of(("task_complete", [])),
+            "Plan": plan_of(("look", [])),
         }
     )
-    agent_config.max_steps = 2
+    agent_config.max_steps = 1  # one step: the game offers no finishing
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="relations")
     assert not barrier.broken

@@ -219,7 +219,8 @@ class TextWorldExecutor:
             for room in self.known_rooms()
             if room != self._room and self._map.route(self._room, room)
         ]
-        actions.append(Action(verb=TASK_COMPLETE))
+        # The game ends itself when won: offered, finishing could only give up a game the
+        # robot may still win (the verb stays in the API for whoever calls it).
         valid = [a for a in actions if space.validate_action(a) is None]
         # Ordered, not cut: the game's list is short, and the grounding cuts it after ranking
         # it against what was read (a cut here dropped the recipe's potato for an apple).
