@@ -59,6 +59,18 @@ def test_gc_of_clips_scienceworld_failure():
     assert m.gc_of(3, 2) == 1.0 and m.gc_of(None, 5) == 0.0
 
 
+def test_two_step_loops_are_counted_in_cycles():
+    assert m.two_step_cycles(["a", "b", "a", "b", "a", "b", "c"]) == 3
+    assert m.two_step_cycles(["a", "b", "a", "b"]) == 2
+    assert m.two_step_cycles(["a", "b", "a", "c", "a"]) == 1  # a-b-a, then a-c-a
+    assert m.two_step_cycles(["a", "a", "a", "b", "c"]) == 0  # repeats are no two-step loop
+    assert m.two_step_cycles([]) == 0
+    walked = [{"action": x} for x in ["go(n)", "take(k)", "drop(k)", "take(k)", "drop(k)"]]
+    looped = rec("A", False, 0.0, trajectory=walked)
+    rows = m.summary_table([looped, rec("B", True, 1.0)])
+    assert rows[0]["loops"] == 2
+
+
 def test_usage_latency_and_kg():
     usage = {
         "planner": {"calls": 2, "prompt_tokens": 100, "completion_tokens": 10, "wall_s": 3.0},

@@ -100,6 +100,22 @@ def group(
     return out
 
 
+def two_step_cycles(actions: Sequence[str]) -> int:
+    """The most times one pair of actions alternated in a row: A, B, A, B is 2 cycles (an
+    action repeated at once is no two-step loop); 0 when no action came back after one other."""
+    best = stretch = 0
+    for i, action in enumerate(actions):
+        alternates = i >= 2 and action == actions[i - 2] and action != actions[i - 1]
+        stretch = (stretch + 1 if stretch else 3) if alternates else 0
+        best = max(best, stretch // 2)
+    return best
+
+
+def loop_cycles(record: EpisodeRecord) -> int:
+    """:func:`two_step_cycles` of the episode's actions."""
+    return two_step_cycles([str(s.get("action", "")) for s in record.trajectory])
+
+
 def summarize(records: Sequence[EpisodeRecord]) -> dict[str, float]:
     """Aggregate figures of a set of episodes (means are per episode unless named per step)."""
     steps = sum(r.steps for r in records)
@@ -114,6 +130,7 @@ def summarize(records: Sequence[EpisodeRecord]) -> dict[str, float]:
         "completion_tokens": _mean(r.completion_tokens for r in records),
         "wall_s": _mean(r.wall_s for r in records),
         "wall_s_per_step": wall / steps if steps else 0.0,
+        "loops": max((loop_cycles(r) for r in records), default=0),
         "errors": sum(1 for r in records if r.error),
     }
 

@@ -92,6 +92,7 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
         "prompt_tokens",
         "completion_tokens",
         "wall_s_per_step",
+        "loops",
         "errors",
     ]
     parts = [
