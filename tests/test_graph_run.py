@@ -387,7 +387,8 @@ def test_the_planner_is_told_what_the_recipe_it_read_leaves_to_do(agent_config, 
     steps += [("dice", ["red onion"]), ("prepare_meal", []), ("look", [])]
     prompts = _planner_prompts(agent_config, make_agent, "cooking_1room_cut", steps)
     assert [_left(p) for p in prompts] == [
-        None,  # nothing read yet; the task's "enjoy your meal" names no known thing yet
+        "check the cookbook",  # the task's read, offered here; "enjoy your meal" names no
+        # known thing yet
         "dice the red onion, prepare meal",
         "dice the red onion, prepare meal",
         "dice the red onion, prepare meal",

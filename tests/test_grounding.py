@@ -377,6 +377,23 @@ def test_what_an_alias_fixes_being_here_does_not_hold_the_fetch():
     ]
 
 
+def test_no_irreversible_act_the_task_does_not_ask_for_before_the_read_it_asks_for():
+    """ "Inspect the manual": until something is read, painting the cup is not offered (the
+    task does not ask for it), gluing the box is (it does); a task that asks for no read
+    only ranks such acts last (tw-cooking-hard s11 attempt 2 grilled nine things before
+    reading the recipe)."""
+    here = [act("paint(cup)"), act("glue(box)"), act("pick_up(cup)"), act("navigate_to(attic)")]
+    task = "Inspect the manual in the attic. Then glue the box."
+    shown = [str(a) for a in offered_candidates(here, [], "hall", task=task, verbs=VERBS)]
+    assert "paint(cup)" not in shown and "glue(box)" in shown
+    note = "inspect(manual): Steps: paint the cup"
+    read = offered_candidates(here, [], "hall", task=task, notes=[note], verbs=VERBS)
+    assert "paint(cup)" in map(str, read)
+    no_read = "Glue the box, then find the cup."
+    shown = [str(a) for a in offered_candidates(here, [], "hall", task=no_read, verbs=VERBS)]
+    assert shown[-1] == "paint(cup)"
+
+
 def test_the_search_leads_until_the_thing_is_seen():
     note = "inspect(manual): Steps: paint the blue cup"
     candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]

@@ -176,14 +176,17 @@ def left_instructions(
     The task frames what is read ("Read the manual ... Once done, close the box"):
     its instructions are listed once the world offers an action on their thing (``offered``:
     the names the actions possible now act on).
-    An instruction is done when a done action has its verb and its thing, or when the world's
-    words show its result (``states``: a box shown "opened" is done with "open the box").
+    An instruction is done when a done action or a kept note's read has its verb and its thing,
+    or when the world's words show its result (``states``: a box shown "opened" is done with
+    "open the box").
     The instructions of a text are written in the order they are done, so those on a thing
     before the last one a done action did on that thing are over too (done another way, or
     not needed), and all before a done instruction that names no thing (it acts on the whole).
     Another thing's instructions stay: things are often dealt with out of the written order.
     A result the world shows ends only its own instruction."""
-    did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
+    # a read is done once its note is kept ("examine(cookbook): ..." does "check the cookbook")
+    acts = [*done, *(n.split(": ", 1)[0] for n in notes)]
+    did = {(verb, args[0] if args else None) for verb, args in map(parsed, acts)}
     shown = states or {}
 
     def shows(ins: Instruction) -> bool:

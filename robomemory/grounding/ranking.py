@@ -231,7 +231,8 @@ def offered_candidates(
     """The candidates a prompt shows: fresh ones (:func:`fresh_candidates`), less those that would
     loop (:func:`loop_actions` over the task's ``path``) or repeat an irreversible act
     (:func:`irreversible_repeats`) or that the instructions do not ask for
-    (:func:`unasked_irreversible`), ranked by :func:`by_relevance` against the notes (newest first),
+    (:func:`unasked_irreversible`), or, while a read the task asks for is not done, that the task
+    does not ask for; ranked by :func:`by_relevance` against the notes (newest first),
     an irreversible act no instruction asks for last (:func:`unrequested_irreversible`); a read of a
     thing the task names and a way to a place it names first while nothing is read yet, then the
     moves that search (:func:`exploration`): the task points at what the robot has not found. While
@@ -259,8 +260,11 @@ def offered_candidates(
     withheld |= set(unasked_irreversible(fresh, verbs, [*bodies, task]))
     unrequested = unrequested_irreversible(fresh, verbs, [*bodies, task])
     # Once something is read, an irreversible act on a thing nothing read or given names is
-    # not offered either (painting a box no manual lists).
+    # not offered either (painting a box no manual lists); while a read the task asks for is
+    # not done ("Check the manual"), none the task does not ask for is.
     withheld |= set(unread_acts(fresh, unrequested, bodies, task, verbs))
+    if not notes and named_verbs(task, verbs) & meaning.reads:
+        withheld |= set(unrequested)
     kept = [a for a in fresh if str(a) not in withheld]
     if any(a.verb != TASK_COMPLETE for a in kept):
         fresh = kept

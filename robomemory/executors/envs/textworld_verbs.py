@@ -37,7 +37,13 @@ BASE_VERBS = [
     ),
     VerbSpec(name="turn_on", arg_kinds=["object"]),
     VerbSpec(name="turn_off", arg_kinds=["object"], reverses="turn_on"),
-    VerbSpec(name="examine", arg_kinds=["object"], description="read or inspect", reads=True),
+    VerbSpec(
+        name="examine",
+        arg_kinds=["object"],
+        description="read or inspect",
+        aliases=["check"],  # "Check the cookbook in the kitchen for the recipe."
+        reads=True,
+    ),
     VerbSpec(name="look", description="describe the room", reads=True),
     VerbSpec(name="inventory", description="list what you carry", reads=True),
     VerbSpec(name=TASK_COMPLETE, description="declare the task done (ends the episode)"),
