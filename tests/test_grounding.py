@@ -9,6 +9,7 @@ from pathlib import Path
 
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.grounding import (
+    changing_actions,
     exploration,
     fetch_moves,
     fresh_candidates,
@@ -109,6 +110,13 @@ def test_an_irreversible_act_is_never_repeated_on_the_same_thing():
     assert irreversible_repeats(candidates, VERBS, [], {"box": "painted"}) == ["paint(box)"]
     shown = offered_candidates(candidates, [], "hall", verbs=VERBS, done=["paint(cup)"])
     assert "paint(cup)" not in map(str, shown)
+    # done long ago (out of ``done``'s newest twenty), the path still knows: tw-cooking-hard
+    # s11 grilled a potato at step 27 and again at step 59, which burned it and lost the game
+    path = [("", "S0", "hall"), ("paint(cup)", "S1", "hall"), ("inspect(cup)", "S1", "hall")]
+    path += [(f"pick_up(thing {i})", f"S{i + 2}", "hall") for i in range(25)]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=path)
+    assert "paint(cup)" not in map(str, shown) and "paint(box)" in map(str, shown)
+    assert changing_actions(path)[:2] == ["paint(cup)", "pick_up(thing 0)"]  # a read: no change
 
 
 def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():

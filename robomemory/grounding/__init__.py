@@ -29,6 +29,7 @@ from robomemory.grounding.instructions import (
     verb_phrases,
 )
 from robomemory.grounding.loops import (
+    changing_actions,
     extend_path,
     loop_actions,
     path_of,
@@ -63,6 +64,7 @@ __all__ = [
     "Instruction",
     "Meanings",
     "by_relevance",
+    "changing_actions",
     "cut_per_verb",
     "exploration",
     "fetch_moves",

@@ -38,6 +38,16 @@ def extend_path(
     return [*map(list, path), [action, world, place]][-MAX_PATH:]
 
 
+def changing_actions(path: Sequence[Sequence]) -> list[str]:
+    """The task's actions after which the world's state was another (all of them where the
+    world tells no state), oldest first: what was done, over the whole path."""
+    out: list[str] = []
+    for before, step in zip(path, path[1:], strict=False):
+        if step[1] is None or step[1] != before[1]:
+            out.append(str(step[0]))
+    return out
+
+
 def visited_places(path: Sequence[Sequence]) -> list[str]:
     """The places the robot has been in this task, first visit first."""
     return list(dict.fromkeys(str(s[2]) for s in path if len(s) > 2 and s[2]))

@@ -25,7 +25,7 @@ from robomemory.grounding.instructions import (
     unseen_things,
     verb_phrases,
 )
-from robomemory.grounding.loops import loop_actions, visited_places
+from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.spent import fresh_candidates, unchanged_reads
 from robomemory.grounding.states import shows
@@ -247,7 +247,10 @@ def offered_candidates(
     """
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
-    aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, done, states)]
+    # the whole path, not only ``done`` (its newest twenty): a thing grilled forty steps ago
+    # burns if grilled again
+    did = [*changing_actions(path), *done]
+    aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, did, states)]
     aside += unchanged_reads(path, place, verbs, held)
     fresh = fresh_candidates(candidates, trajectory, place, verbs, aside, held)
     helped, hurt = lessons
