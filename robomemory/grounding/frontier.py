@@ -149,7 +149,7 @@ def fetch_moves(
 ) -> list[Action]:
     """While no ``wanted`` thing is here to take (offered, not held), the moves to where the
     wanted things neither here nor held were last seen (``seen``), in ``wanted``'s order.
-    Those ``in_place`` (used where they stand: an oven) are no things to take: one here does
+    Those ``in_place`` (used where they stand: a kiln) are no things to take: one here does
     not hold the robot from fetching the rest."""
     moves = meanings(verbs).moves
     present = {n for a in candidates if a.verb not in moves for n in a.args}

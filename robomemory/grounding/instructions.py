@@ -184,7 +184,7 @@ def left_instructions(
     not needed), and all before a done instruction that names no thing (it acts on the whole).
     Another thing's instructions stay: things are often dealt with out of the written order.
     A result the world shows ends only its own instruction."""
-    # a read is done once its note is kept ("examine(cookbook): ..." does "check the cookbook")
+    # a read is done once its note is kept ("inspect(manual): ..." does "check the manual")
     acts = [*done, *(n.split(": ", 1)[0] for n in notes)]
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, acts)}
     shown = states or {}

@@ -247,8 +247,8 @@ def offered_candidates(
     """
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
-    # the whole path, not only ``done`` (its newest twenty): a thing grilled forty steps ago
-    # burns if grilled again
+    # the whole path, not only ``done`` (its newest twenty): a thing fired forty steps ago
+    # is spoiled if fired again
     did = [*changing_actions(path), *done]
     aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, did, states)]
     aside += unchanged_reads(path, place, verbs, held)
@@ -318,7 +318,7 @@ def offered_candidates(
 
 class Wanted(NamedTuple):
     """What left instructions need (:func:`wanted_things`), and which of it is used where it
-    stands: the things an alias fixes ("grill": the BBQ), gone to, not carried."""
+    stands: the things an alias fixes ("fire": the kiln), gone to, not carried."""
 
     things: list[str]
     in_place: list[str]

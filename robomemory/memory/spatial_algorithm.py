@@ -33,6 +33,7 @@ from typing import Protocol, runtime_checkable
 
 from robomemory.core import Route
 from robomemory.memory.base import Triple
+from robomemory.prompts.spatial import PLACEMENT_RELATIONS  # the extractor's placing words
 
 log = logging.getLogger(__name__)
 
@@ -378,14 +379,12 @@ def routes_of(triples: Iterable[Triple]) -> list[Route]:
 
 
 # ---- where things are ----------------------------------------------------------------------
-# Relations that place a thing (in, on, at, under, near); "hold" and the compass do not.
-PLACING = frozenset({"in", "on", "at", "under", "near"})
 
 
 def places_of_things(triples: Iterable[Triple], max_hops: int = 3) -> dict[str, str]:
     """Where each thing of the map was last placed, as a place the robot stood at or a way
-    led to: its valid placing edges followed up to ``max_hops`` ("milk in fridge", "fridge in
-    kitchen": the milk is in the kitchen), the nearest place first. The robot, the places and
+    led to: its valid placing edges followed up to ``max_hops`` ("cup in box", "box in
+    hall": the cup is in the hall), the nearest place first. The robot, the places and
     what it holds are no things; a thing no chain leads from to a place is left out."""
     triples = list(triples)
     places = {t.object for t in triples if t.subject == "I" and t.relation == "at"}
@@ -393,7 +392,7 @@ def places_of_things(triples: Iterable[Triple], max_hops: int = 3) -> dict[str, 
     held = {t.object for t in triples if t.valid and t.subject == "I" and t.relation == "hold"}
     holders: dict[str, list[str]] = {}
     for t in triples:
-        if t.valid and t.relation in PLACING and t.subject != "I":
+        if t.valid and t.relation in PLACEMENT_RELATIONS and t.subject != "I":
             holders.setdefault(t.subject, []).append(t.object)
     out: dict[str, str] = {}
     for thing in holders:
