@@ -158,6 +158,11 @@ class VerbSpec(BaseModel):
     reveals: bool = Field(
         default=False, description="Shows what is inside a thing (open a container, look in)."
     )
+    done_at: str | None = Field(
+        default=None,
+        description="The one place the world lets this act be done (charge: the dock), "
+        "offered there only once what it needs is held.",
+    )
 
 
 class ActionSpace(BaseModel):

@@ -80,6 +80,7 @@ class AgentState(TypedDict, total=False):
     path: list[list]  # [action, world after it, place] each step of the task (loop breaking)
     exits: dict[str, list[str]]  # place -> moves offered there not taken yet (search)
     seen: dict[str, str]  # thing -> place where it was last offered to act on (fetch)
+    acts_at: dict[str, str]  # verb of an act on nothing -> place where it was last offered
     # outcome and accounting
     done: bool
     success: bool

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.grounding import (
+    act_moves,
     changing_actions,
     exploration,
     fetch_moves,
@@ -23,6 +24,7 @@ from robomemory.grounding import (
     unrequested_irreversible,
     unseen_things,
     untaken_exits,
+    update_acts_at,
     update_notes,
     update_seen,
     wanted_things,
@@ -41,6 +43,7 @@ VERBS = [
     VerbSpec(name="glue", arg_kinds=["object"], irreversible=True),
     VerbSpec(name="task_complete"),
 ]
+ASSEMBLE = VerbSpec(name="assemble")  # an act on nothing, offered in some places only
 
 
 def act(text: str) -> Action:
@@ -311,6 +314,60 @@ def test_where_a_thing_was_last_offered_is_kept_until_it_is_gone_from_there():
     assert seen == {"brush": "attic", "manual": "hall"}  # the cup is gone from the hall
 
 
+def test_where_an_act_on_nothing_was_last_offered_is_kept_until_it_is_gone_from_there():
+    here = [act("assemble()"), act("task_complete()"), act("navigate_to(attic)")]
+    acts = update_acts_at({}, "shop", [*here, act("pick_up(cup)")], [*VERBS, ASSEMBLE])
+    assert acts == {"assemble": "shop"}  # finishing is offered everywhere; a move is no act
+    acts = update_acts_at(acts, "attic", [act("navigate_to(shop)")], [*VERBS, ASSEMBLE])
+    # not offered now (what it needs is not held): still done there
+    assert update_acts_at(acts, "shop", [act("navigate_to(attic)")], [*VERBS, ASSEMBLE]) == acts
+
+
+def test_the_way_to_where_the_next_act_on_nothing_is_offered_leads_once_it_is_next():
+    """ "assemble" takes no thing and the world offers it in the shop only: with the box
+    painted it is what is next, and the way to the shop leads (tw-cooking-hard s11 shuffled
+    what it held in the backyard for 40 steps, "prepare meal" left, offered in the kitchen)."""
+    verbs = [*VERBS, ASSEMBLE]
+    note = "inspect(manual): Steps: paint the box, then assemble"
+    here = [act("put_down_to(box, attic)"), act("navigate_to(shop)"), act("navigate_to(hall)")]
+    acts_at = {"assemble": "shop"}
+    done = ["paint(box)"]
+    wanted = wanted_things([note], done, verbs, here, "", {}, {})
+    assert wanted.act == "assemble"
+    shown = offered_candidates(
+        here, [], "attic", notes=[note], done=done, verbs=verbs, acts_at=acts_at, held=["box"]
+    )
+    assert str(shown[0]) == "navigate_to(shop)"
+    # while a thing the notes name is searched for, the act waits: no move back and forth
+    glue = "inspect(manual): Steps: paint the box, glue the red cup, then assemble"
+    path = [("", "S0", "shop"), ("navigate_to(attic)", "S1", "attic")]
+    shown = offered_candidates(
+        here,
+        [],
+        "attic",
+        notes=[glue],
+        done=done,
+        verbs=verbs,
+        path=path,
+        acts_at=acts_at,
+        held=["box"],
+    )
+    assert str(shown[0]) == "navigate_to(hall)"  # the search: the place not visited
+    # not next while the box is not painted; offered here, or no place known: no move
+    assert wanted_things([note], [], verbs, [act("paint(box)"), *here], "", {}, {}).act is None
+    offered_here = [act("assemble()"), *here]
+    assert act_moves("assemble", offered_here, verbs, here="attic", acts_at=acts_at) == []
+    assert act_moves("assemble", here, verbs, here="attic", acts_at={}) == []
+    # never offered yet: where the verb says it is done
+    declared = [*VERBS, VerbSpec(name="assemble", done_at="shop")]
+    assert act_moves("assemble", here, declared, here="attic", acts_at={}) == [
+        act("navigate_to(shop)")
+    ]
+    assert act_moves("assemble", here, verbs, here="attic", acts_at=acts_at) == [
+        act("navigate_to(shop)")
+    ]
+
+
 def test_the_way_to_what_is_asked_for_leads_while_nothing_asked_for_is_here():
     verbs = [*VERBS, VerbSpec(name="sand", arg_kinds=["object"], description="needs a held file")]
     note = "inspect(manual): Steps: sand the box, paint the box"
@@ -468,6 +525,17 @@ def test_the_planner_is_told_what_is_needed_from_elsewhere_and_the_way_there():
     here = [act("pick_up(blue cup)"), *candidates]
     assert notes_fetch(state, ActionSpace(verbs=VERBS, candidates=here), here) == ([], [])
     assert notes_fetch({**state, "notes": []}, space, candidates) == ([], [])
+    # all done but an act on nothing, offered in the shop: that is what is needed
+    last = {
+        **state,
+        "notes": ["inspect(manual): Steps: paint the box, then assemble"],
+        "done_actions": ["paint(box)"],
+        "acts_at": {"assemble": "shop"},
+    }
+    ways = [*candidates, act("navigate_to(shop)")]
+    space = ActionSpace(verbs=[*VERBS, ASSEMBLE], candidates=ways)
+    away, moves = notes_fetch(last, space, ways)
+    assert away == ["assemble() (shop)"] and moves == ["navigate_to(shop)"]
     assert "Needed, seen elsewhere" not in planner_user("Task: x", candidates, None, None)
 
 

@@ -355,3 +355,39 @@ def test_every_thing_the_game_lets_the_robot_take_is_a_candidate(tmp_path) -> No
         assert len(offered) == len(takes) and "pick_up(yellow potato)" in offered
     finally:
         ex.close()
+
+
+def test_the_kitchens_act_on_nothing_is_fetched_once_it_is_next(
+    six_rooms: TextWorldExecutor,
+) -> None:
+    """``prepare_meal()`` is offered in the kitchen only, and only once the ingredients are
+    held: with the recipe read and its one ingredient held (fried already, the kitchen says),
+    the way back to the kitchen leads from wherever the robot went (tw-cooking-hard s11: 40
+    steps in the backyard, "prepare meal" left)."""
+    from robomemory.grounding import offered_candidates
+    from robomemory.nodes.common import world_states
+
+    for action in [act("go", "east")] * 3:
+        kitchen = six_rooms.execute(action).observation.text
+    states = world_states({}, [kitchen], six_rooms.action_space())
+    assert states["chicken breast"] == "fried"
+    result = six_rooms.execute(act("examine", "cookbook"))
+    note = f"examine(cookbook): {' '.join(result.message.split())}"
+    assert "prepare meal" in note.lower()
+    assert "prepare_meal()" not in map(str, six_rooms.action_space().candidates)
+    assert six_rooms.execute(act("pick_up", "chicken breast")).ok
+    assert "prepare_meal()" in map(str, six_rooms.action_space().candidates)
+    assert six_rooms.execute(act("navigate_to", "corridor")).ok
+    space = six_rooms.action_space()
+    shown = offered_candidates(
+        space.candidates,
+        [],
+        six_rooms.current_room,
+        notes=[note],
+        done=["pick_up(chicken breast)"],
+        verbs=space.verbs,
+        states=states,
+        acts_at={},  # never offered in this task: where the verb says it is done
+        held=["chicken breast"],
+    )
+    assert str(shown[0]) == "navigate_to(kitchen)"

@@ -10,12 +10,14 @@ package imports only from ``core`` and ``episode``: no world's words live here.
 """
 
 from robomemory.grounding.frontier import (
+    act_moves,
     exploration,
     fetch_moves,
     hops,
     known_things,
     revealed_things,
     untaken_exits,
+    update_acts_at,
     update_seen,
 )
 from robomemory.grounding.instructions import (
@@ -58,6 +60,7 @@ from robomemory.grounding.states import result_forms, update_states, verb_result
 from robomemory.grounding.text import named_by
 
 __all__ = [
+    "act_moves",
     "FAILED",
     "INSTRUCTION_WORDS",
     "LOOK",
@@ -95,6 +98,7 @@ __all__ = [
     "update_done",
     "update_notes",
     "untaken_exits",
+    "update_acts_at",
     "update_seen",
     "update_states",
     "verb_phrases",

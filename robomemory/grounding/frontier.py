@@ -1,7 +1,8 @@
 """Search from the map: while what is left to do names a thing the world has not shown, the
 actions that look where it may be come first, nearest first: revealing what is inside a thing
 here, an exit not taken, a place not visited (by hops over the known routes), then the way back
-to a place left with an exit not taken."""
+to a place left with an exit not taken. Once what is needed was seen elsewhere, the way there
+(the fetch): to a thing, or to where an act on nothing that is next was offered."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import deque
 from collections.abc import Collection, Mapping, Sequence
 from itertools import pairwise
 
-from robomemory.core import Action, Route, VerbSpec
+from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.text import parsed, word_list
@@ -137,6 +138,51 @@ def update_seen(
     return out
 
 
+def update_acts_at(
+    acts_at: Mapping[str, str],
+    place: str | None,
+    offered: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+) -> dict[str, str]:
+    """Where each act on nothing (a verb offered without arguments, finishing aside) was last
+    offered: ``acts_at`` with those ``offered`` at ``place``. Some worlds offer such an act in
+    one place only, and there only once what it needs is held: one not offered now is kept."""
+    moves = meanings(verbs).moves
+    here = {a.verb for a in offered if not a.args and a.verb not in moves} - {TASK_COMPLETE}
+    return {**acts_at, **dict.fromkeys(sorted(here), place)} if place else dict(acts_at)
+
+
+def move_to(place: str, candidates: Sequence[Action], verbs: Sequence[VerbSpec]) -> Action | None:
+    """The offered move whose target is ``place`` (the map spells places its own way)."""
+    moves = meanings(verbs).moves
+    way = word_list(place)
+    return next(
+        (a for a in candidates if a.verb in moves and a.args and word_list(a.args[0]) == way),
+        None,
+    )
+
+
+def act_moves(
+    act: str | None,
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    *,
+    here: str | None,
+    acts_at: Mapping[str, str],
+) -> list[Action]:
+    """The move to where the act on nothing ``act`` (what is next to do) was last offered
+    (``acts_at``) or, never offered yet, where its verb says it is done
+    (``VerbSpec.done_at``), while it is not offered here."""
+    declared = {v.name: v.done_at for v in verbs if v.done_at}
+    at = acts_at.get(act or "") or declared.get(act or "")
+    if at is None or any(a.verb == act for a in candidates):
+        return []
+    if word_list(at) == word_list(here or ""):
+        return []
+    move = move_to(at, candidates, verbs)
+    return [move] if move is not None else []
+
+
 def fetch_moves(
     wanted: Sequence[str],
     candidates: Sequence[Action],
@@ -160,13 +206,9 @@ def fetch_moves(
         at = seen.get(thing)
         if thing in present or thing in held or at is None:
             continue
-        way = word_list(at)  # the map spells places its own way (lower case)
-        if way == word_list(here or ""):
+        if word_list(at) == word_list(here or ""):
             continue
-        move = next(
-            (a for a in candidates if a.verb in moves and a.args and word_list(a.args[0]) == way),
-            None,
-        )
+        move = move_to(at, candidates, verbs)
         if move is not None and move not in out:
             out.append(move)
     return out

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.frontier import (
+    act_moves,
     exploration,
     fetch_moves,
     known_things,
@@ -225,6 +226,7 @@ def offered_candidates(
     routes: Sequence[Route] = (),
     exits: Mapping[str, Sequence[str]] | None = None,
     seen: Mapping[str, str] | None = None,
+    acts_at: Mapping[str, str] | None = None,
     held: Collection[str] = (),
     limit: int | None = None,
 ) -> list[Action]:
@@ -240,10 +242,12 @@ def offered_candidates(
     read and names what is made), the search for it (:func:`exploration` over ``routes`` and
     ``exits``) leads. Once something is read, the way to where a thing it asks for (or what a verb
     it asks for needs) was last ``seen`` comes first while no such thing is here
-    (:func:`fetch_moves`). ``lessons`` = (helped, hurt) actions that long-term memory recalls: after
-    the notes, what helped before comes first among ties; what hurt is not offered. With ``limit``,
-    cut to that many by :func:`cut_per_verb`, what leads kept. The planner, the critic and the
-    baselines all see this list.
+    (:func:`fetch_moves`); with none to fetch nor searched for, the way to where the next act
+    on nothing was last offered (``acts_at``, :func:`act_moves`). ``lessons`` = (helped, hurt)
+    actions that long-term memory recalls: after the notes, what helped before comes first
+    among ties; what hurt is not offered. With ``limit``, cut to that many by
+    :func:`cut_per_verb`, what leads kept. The planner, the critic and the baselines all see
+    this list.
     """
     meaning = meanings(verbs)
     bodies = [n.split(": ", 1)[-1] for n in reversed(notes)]
@@ -297,17 +301,19 @@ def offered_candidates(
         # to a prompt's length, a list of many verbs would keep one move of them.
         moves = [a for a in search if a.verb in meaning.moves and a not in promoted]
         promoted = search if searching else promoted + moves
-    if notes and seen:
-        wanted = wanted_things(notes, done, verbs, candidates, task, states, seen)
+    if notes:
+        wanted = wanted_things(notes, done, verbs, candidates, task, states, seen or {})
         fetch = fetch_moves(
             wanted.things,
             ranked,
             verbs,
             here=place,
-            seen=seen,
+            seen=seen or {},
             held=held,
             in_place=wanted.in_place,
         )
+        if not fetch and not searching:  # the act waits for what is still searched for
+            fetch = act_moves(wanted.act, ranked, verbs, here=place, acts_at=acts_at or {})
         promoted = fetch[:1] + [a for a in promoted if a not in fetch[:1]]
     ordered = promoted + [a for a in ranked if a not in promoted]
     # An irreversible verb the task names ("focus on the thing") is a choice the task turns
@@ -317,11 +323,13 @@ def offered_candidates(
 
 
 class Wanted(NamedTuple):
-    """What left instructions need (:func:`wanted_things`), and which of it is used where it
-    stands: the things an alias fixes ("fire": the kiln), gone to, not carried."""
+    """What left instructions need (:func:`wanted_things`), which of it is used where it
+    stands (the things an alias fixes, "fire": the kiln; gone to, not carried), and the verb of
+    the next instruction when it acts on nothing (it is done where the world offers it)."""
 
     things: list[str]
     in_place: list[str]
+    act: str | None = None
 
 
 def wanted_things(
@@ -335,7 +343,8 @@ def wanted_things(
 ) -> Wanted:
     """The things what is left to do acts on, then those its aliases fix ("grill the apple":
     the BBQ), then those the descriptions of its verbs not offered now say they need ("sand:
-    needs a held file" -> file), among the known."""
+    needs a held file" -> file), among the known; and the next act on nothing, if that is
+    what comes first."""
     offered = [n for a in candidates for n in a.args]
     names = list(dict.fromkeys([*offered, *seen]))
     left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
@@ -347,7 +356,8 @@ def wanted_things(
     in_place = [n for n in names if tuple(word_list(n)) in fixed and n not in acted_on]
     out = [*acted_on, *in_place]
     out += [n for n in names if words(n) and words(n) <= needs]
-    return Wanted(list(dict.fromkeys(out)), in_place)
+    act = left[0].verb if left and left[0].thing is None else None
+    return Wanted(list(dict.fromkeys(out)), in_place, act)
 
 
 def cut_per_verb(

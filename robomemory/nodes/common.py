@@ -12,6 +12,7 @@ from robomemory.context import AgentContext, live_context
 from robomemory.core import Action, ActionSpace, Route, TextLimits
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import (
+    act_moves,
     exploration,
     fetch_moves,
     helped_now,
@@ -110,6 +111,7 @@ def current_candidates(
         routes=routes or [],
         exits=state.get("exits") or {},
         seen=state.get("seen") or {},
+        acts_at=state.get("acts_at") or {},
         held=observation_of(state).holding,
         limit=limit,
     )
@@ -148,19 +150,25 @@ def notes_left(state: AgentState, space: ActionSpace) -> list[str]:
     )
 
 
+def missing_things(state: AgentState, space: ActionSpace) -> list[str]:
+    """What the notes' instructions act on that the world has not shown (:func:`unseen_things`)."""
+    bodies = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
+    acted = [str(s[0]) for s in state.get("path") or []] + list(state.get("done_actions") or [])
+    names = known_things(space.candidates, acted, state.get("seen") or {})
+    return unseen_things(" . ".join(bodies), space.verbs, names)
+
+
 def notes_unseen(
     state: AgentState, space: ActionSpace, candidates: list[Action], routes: list[Route]
 ) -> tuple[list[str], list[str]]:
     """(things the notes' instructions act on that the world has not shown, the offered
     actions that search for them, nearest first: :func:`exploration`, as the offered list
     ranks them); both empty when nothing is missing."""
-    bodies = [n.split(": ", 1)[-1] for n in reversed(state.get("notes") or [])]
-    path = state.get("path") or []
-    acted = [str(s[0]) for s in path] + list(state.get("done_actions") or [])
-    names = known_things(space.candidates, acted, state.get("seen") or {})
-    missing = unseen_things(" . ".join(bodies), space.verbs, names)
+    missing = missing_things(state, space)
     if not missing:
         return [], []
+    path = state.get("path") or []
+    acted = [str(s[0]) for s in path] + list(state.get("done_actions") or [])
     search = exploration(
         candidates,
         space.verbs,
@@ -176,11 +184,13 @@ def notes_unseen(
 def notes_fetch(
     state: AgentState, space: ActionSpace, candidates: list[Action]
 ) -> tuple[list[str], list[str]]:
-    """(what is left to do needs that was last seen elsewhere, as ``thing (place)``; the offered
-    moves there, as the list ranks them: :func:`fetch_moves`); both empty while such a thing
+    """(what is left to do needs that was last seen elsewhere, as ``thing (place)``, or the next
+    act on nothing and where it was offered, as ``act() (place)``; the offered moves there, as
+    the list ranks them: :func:`fetch_moves`, :func:`act_moves`); both empty while such a thing
     is here, or before anything is read."""
     notes, seen = state.get("notes") or [], state.get("seen") or {}
-    if not notes or not seen:
+    acts_at = state.get("acts_at") or {}
+    if not notes:
         return [], []
     obs = observation_of(state)
     wanted = wanted_things(
@@ -207,6 +217,9 @@ def notes_fetch(
         for t in wanted.things
         if t not in obs.holding and t in seen and tuple(word_list(seen[t])) in places
     ]
+    if not moves and wanted.act is not None and not missing_things(state, space):
+        moves = act_moves(wanted.act, candidates, space.verbs, here=obs.place, acts_at=acts_at)
+        away = [f"{wanted.act}() ({moves[0].args[0]})"] if moves else []
     return (away, [str(a) for a in moves]) if moves else ([], [])
 
 

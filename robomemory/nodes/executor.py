@@ -9,6 +9,7 @@ from robomemory.episode import StepRecord, episode_end, trajectory_step
 from robomemory.grounding import (
     extend_path,
     untaken_exits,
+    update_acts_at,
     update_done,
     update_notes,
     update_seen,
@@ -57,6 +58,9 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         ),
         "seen": update_seen(
             state.get("seen") or {}, obs.place or place, space.candidates, space.verbs, obs.holding
+        ),
+        "acts_at": update_acts_at(
+            state.get("acts_at") or {}, obs.place or place, space.candidates, space.verbs
         ),
     }
     # Keep the previous observation when the executor returns none (e.g. a rejected action).

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import RouteLearner, clip
 from robomemory.episode import world_of
-from robomemory.grounding import untaken_exits, update_seen
+from robomemory.grounding import untaken_exits, update_acts_at, update_seen
 from robomemory.nodes.common import NodeRun, text_limits, world_states
 from robomemory.state import AgentState
 
@@ -40,6 +40,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
                 space.verbs,
                 observation.holding,
             ),
+            "acts_at": update_acts_at({}, observation.place, space.candidates, space.verbs),
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
             "plan": [],

@@ -85,6 +85,7 @@ COOKING_VERBS = [
         name="prepare_meal",
         description="make the meal from the held recipe ingredients",
         irreversible=True,
+        done_at="kitchen",  # the game offers it there only, once the ingredients are held
     ),
     VerbSpec(
         name="eat",
