@@ -332,8 +332,10 @@ def test_the_way_to_where_the_next_act_on_nothing_is_offered_leads_once_it_is_ne
     here = [act("put_down_to(box, attic)"), act("navigate_to(shop)"), act("navigate_to(hall)")]
     acts_at = {"assemble": "shop"}
     done = ["paint(box)"]
-    wanted = wanted_things([note], done, verbs, here, "", {}, {})
+    wanted = wanted_things([note], done, verbs, here, "", {}, {}, held=["box"])
     assert wanted.act == "assemble"
+    # holding nothing the notes name, there is nothing to do it with yet
+    assert wanted_things([note], done, verbs, here, "", {}, {}).act is None
     shown = offered_candidates(
         here, [], "attic", notes=[note], done=done, verbs=verbs, acts_at=acts_at, held=["box"]
     )
@@ -354,7 +356,8 @@ def test_the_way_to_where_the_next_act_on_nothing_is_offered_leads_once_it_is_ne
     )
     assert str(shown[0]) == "navigate_to(hall)"  # the search: the place not visited
     # not next while the box is not painted; offered here, or no place known: no move
-    assert wanted_things([note], [], verbs, [act("paint(box)"), *here], "", {}, {}).act is None
+    painting = [act("paint(box)"), *here]
+    assert wanted_things([note], [], verbs, painting, "", {}, {}, held=["box"]).act is None
     offered_here = [act("assemble()"), *here]
     assert act_moves("assemble", offered_here, verbs, here="attic", acts_at=acts_at) == []
     assert act_moves("assemble", here, verbs, here="attic", acts_at={}) == []

@@ -302,7 +302,7 @@ def offered_candidates(
         moves = [a for a in search if a.verb in meaning.moves and a not in promoted]
         promoted = search if searching else promoted + moves
     if notes:
-        wanted = wanted_things(notes, done, verbs, candidates, task, states, seen or {})
+        wanted = wanted_things(notes, done, verbs, candidates, task, states, seen or {}, held)
         fetch = fetch_moves(
             wanted.things,
             ranked,
@@ -340,11 +340,12 @@ def wanted_things(
     task: str,
     states: Mapping[str, str] | None,
     seen: Mapping[str, str],
+    held: Collection[str] = (),
 ) -> Wanted:
     """The things what is left to do acts on, then those its aliases fix ("grill the apple":
     the BBQ), then those the descriptions of its verbs not offered now say they need ("sand:
     needs a held file" -> file), among the known; and the next act on nothing, if that is
-    what comes first."""
+    what comes first and the robot holds a thing the notes name."""
     offered = [n for a in candidates for n in a.args]
     names = list(dict.fromkeys([*offered, *seen]))
     left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
@@ -356,7 +357,10 @@ def wanted_things(
     in_place = [n for n in names if tuple(word_list(n)) in fixed and n not in acted_on]
     out = [*acted_on, *in_place]
     out += [n for n in names if words(n) and words(n) <= needs]
-    act = left[0].verb if left and left[0].thing is None else None
+    # an act on nothing is done with what is held: one the notes name, gathered already
+    read = word_list(" . ".join(n.split(": ", 1)[-1] for n in notes))
+    ready = any(_holds(read, word_list(h)) for h in held)
+    act = left[0].verb if left and left[0].thing is None and ready else None
     return Wanted(list(dict.fromkeys(out)), in_place, act)
 
 

@@ -201,6 +201,7 @@ def notes_fetch(
         state.get("task") or "",
         state.get("states") or {},
         seen,
+        obs.holding,
     )
     moves = fetch_moves(
         wanted.things,
