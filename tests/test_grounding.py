@@ -614,3 +614,40 @@ def test_back_and_forth_is_broken_in_a_world_whose_state_changes_with_time():
     assert loop_actions(path) == ["navigate_to(hall)"]  # no state came back: the cycle did
     path.append(("inspect(tub)", "t4 bath", "bath"))
     assert loop_actions(path) == []
+
+
+def test_the_tasks_words_for_a_thing_described_elsewhere_make_an_instruction_until_done():
+    """ "Find a red thing. First, paint the thing." names no thing the world has: the task's
+    instruction is listed until a paint is done on whatever thing; in a note such words are
+    none (a text read is no task)."""
+    from robomemory.grounding import left_to_do
+
+    task = "Find a red thing. First, paint the thing. Then, glue the box."
+    assert left_to_do([], [], VERBS, [], task=task, offered=["box"]) == [
+        "find a red thing, then paint it",
+        "glue the box",
+    ]
+    bare = "Paint the thing. Then, glue the box."
+    assert left_to_do([], [], VERBS, [], task=bare)[0] == "paint the thing"
+    assert left_to_do([], ["paint(cup)"], VERBS, [], task=task, offered=["box"]) == ["glue the box"]
+    note = "inspect(manual): First, paint the thing."
+    assert left_to_do([note], [], VERBS, ["box"]) == []
+
+
+def test_the_planner_is_told_what_the_task_describes_and_the_places_not_visited():
+    """ "Find a red thing. First, paint the thing.": until a paint is done, the planner is
+    told what to find and the ways to places not visited (a small model otherwise looked
+    into every cup of the first room)."""
+    from robomemory.core import ActionSpace
+    from robomemory.nodes.common import task_finding
+
+    task = "Find a red thing. First, paint the thing."
+    candidates = [act("navigate_to(attic)"), act("navigate_to(hall)"), act("open(closet)")]
+    space = ActionSpace(verbs=VERBS, candidates=candidates)
+    state = {"task": task, "path": [["", "S0", "shop"], ["navigate_to(hall)", "S1", "hall"]]}
+    finding = task_finding(state, space, candidates)
+    assert finding == (["a red thing"], ["navigate_to(attic)"])
+    text = planner_user("Task: x", candidates, None, None, finding=finding)
+    assert text.splitlines()[-3] == "To find: a red thing. Places not visited: navigate_to(attic)"
+    assert task_finding({**state, "done_actions": ["paint(cup)"]}, space, candidates) == ([], [])
+    assert task_finding({**state, "task": "Paint the box."}, space, candidates) == ([], [])

@@ -54,6 +54,8 @@ def test_world_refusal_is_failed_with_world_message(world):
     assert first.ok, first.message
     again = world.execute(Action(verb="open", args=[door]))
     assert again.outcome == Outcome.FAILED and "already open" in again.message
+    # a tool that does nothing to a thing is refused too (chemistry-mix: ten such uses)
+    assert world._refused("It's not clear how to use those items together.")
 
 
 def test_easy_mode_navigates_by_teleport():
@@ -105,10 +107,14 @@ def test_the_task_s_steps_are_read_in_the_world_s_words_and_the_commit_ranks_las
     task, start = world.reset()
     space = world.action_space()
     verbs = space.verbs
-    # "Then, move it to the red box in the kitchen": listed once the red box is offered
+    # "First, focus on the thing": listed with what the task asks to find until a focus is
+    # done (told "focus on the thing", a small model focused on the first door in its list);
+    # "Then, move it to the red box in the kitchen": once the red box is offered
     assert left_to_do([], [], verbs, ["red box"], task=task, offered=["red box"]) == [
-        "move it to the red box"
+        "find a(n) living thing, then focus on it",
+        "move it to the red box",
     ]
+    assert left_to_do([], ["focus_on(orange)"], verbs, [], task=task) == []
     shown = offered_candidates(space.candidates, [], start.place, task=task, verbs=verbs)
     commits = [i for i, a in enumerate(shown) if a.verb in meanings(verbs).irreversible]
     # "focus on the thing" names no thing: a focus, which ends the task when wrong, goes last
@@ -142,3 +148,38 @@ def test_opening_and_closing_a_door_twice_is_set_aside_and_the_search_leads_thro
     moves = exploration(space.candidates, space.verbs, here=start.place, visited=[start.place])
     assert any(a.verb == "navigate_to" for a in moves)  # through the open door, not visited
     assert all(start.place not in a.args for a in moves if a.verb == "navigate_to")
+
+
+def test_a_focus_counts_as_done_and_what_is_held_is_named_and_offered_first():
+    """A focus changes nothing the world's words show, but its score: it is done (listed no
+    more). The inventory's items are named as the robot saw them, and the actions on what is
+    held and what the task names lead their verb's list, so the cap keeps the move the task
+    asks for."""
+    from robomemory.grounding import left_to_do
+
+    ex = ScienceWorldExecutor("find-non-living-thing", variation=0, simplifications="easy")
+    try:
+        task, _ = ex.reset()
+        focus = ex.execute(Action(verb="focus_on", args=["picture"]))
+        assert focus.ok and focus.details["changed"] is True
+        verbs = ex.action_space().verbs
+        assert left_to_do([], ["focus_on(picture)"], verbs, [], task=task) == []
+        taken = ex.execute(Action(verb="pick_up", args=["picture"]))
+        assert "picture" in taken.observation.holding
+        assert ex.execute(Action(verb="navigate_to", args=["kitchen"])).ok
+        moves = [a for a in ex.action_space().candidates if a.verb == "put_down_to"]
+        assert moves[0] == Action(verb="put_down_to", args=["picture", "red box"])
+    finally:
+        ex.close()
+
+
+def test_held_names_are_the_known_names_in_each_inventory_item():
+    from robomemory.executors.envs.scienceworld import held_names
+
+    inventory = (
+        "In your inventory, you see:\n\ta red apple\n\tan orange\n"
+        "\ta picture of a farm.  The artist is listed as Alexandra. \n"
+    )
+    names = ["apple", "red apple", "picture", "alexandra", "chair"]
+    assert held_names(inventory, names) == ("apple", "red apple", "picture")
+    assert held_names("In your inventory, you see:\n", names) == ()

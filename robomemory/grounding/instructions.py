@@ -13,17 +13,26 @@ from robomemory.grounding.text import FILLER, WORD, parsed, word_list, words
 INSTRUCTION_WORDS = 4  # words after a verb that may name what it acts on
 # "make a new box" asks for a new thing, not for an act on the box that is known.
 _INDEFINITE = frozenset({"a", "an", "some", "another"})
+_ARTICLES = frozenset({"the", "a", "an"})
 
 
 class Instruction(NamedTuple):
     """One instruction a text gives: the API verb, the thing it names (None for a verb that
-    takes no argument), the words as written (``"open the red box"``) and the arguments after
+    takes no argument, or one that refers to a thing described elsewhere: ``refers``, "focus
+    on the thing"), the words as written (``"open the red box"``) and the arguments after
     the thing that its alias fixes (``VerbSpec.alias_args``: "grill the apple" -> ``("BBQ",)``)."""
 
     verb: str
     thing: str | None
     phrase: str
     rest: tuple[str, ...] = ()
+    refers: bool = False
+    described: str = ""  # for one that refers: what the text said of the thing ("a(n) plant")
+
+    @property
+    def on_nothing(self) -> bool:
+        """Whether it acts on no thing at all (its verb takes none)."""
+        return self.thing is None and not self.refers
 
 
 def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, int, VerbSpec]]:
@@ -58,13 +67,21 @@ def verb_phrases(text: str, verbs: Sequence[VerbSpec]) -> dict[str, list[list[st
     return out
 
 
-def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[Instruction]:
+def instructions(
+    text: str, verbs: Sequence[VerbSpec], names: Collection[str], *, referring: bool = False
+) -> list[Instruction]:
     """The instructions ``text`` gives, in its order: each place it names a verb of the API
     (by its name's words or an alias), with the known name (``names``) that follows it within
     INSTRUCTION_WORDS words and before the next verb. A verb that takes arguments but names no
-    known thing is no instruction ("You open the copy of ..." is not one)."""
+    known thing is no instruction ("You open the copy of ..." is not one) unless, with
+    ``referring``, only words that stand for a thing described elsewhere follow it ("focus on
+    the thing": the task's own words for what it asks to find)."""
     raw = WORD.findall(text.lower())
     at = [i for i, w in enumerate(raw) if w not in FILLER]  # content word -> raw index
+    clause_of = [
+        c for c, part in enumerate(_CLAUSE.split(text.lower())) for _ in WORD.findall(part)
+    ]
+    spans = [m.start() for m in WORD.finditer(text.lower())]
     content = [raw[i] for i in at]
     mentions = _mentions(content, verbs)
     known = sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
@@ -79,6 +96,19 @@ def instructions(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -
             start + n + INSTRUCTION_WORDS,
         )
         found = _first_name(content, start + n, stop, known)
+        clause = clause_of[at[start + n - 1]]
+        after = [content[i] for i in range(start + n, stop) if clause_of[at[i]] == clause]
+        if found is None and referring and after and set(after) <= _REFERS:
+            written = " ".join(raw[at[start] : at[start + n + len(after) - 1] + 1])
+            described = _described(text, spans[at[start]])
+            if described:  # told only "the thing", a small model commits to any thing
+                said = raw[at[start] : at[start + n]]  # the verb's words, "on the"
+                while said and said[-1] in _ARTICLES:
+                    said.pop()
+                written = f"{described}, then {' '.join(said)} it"
+            thing = described.split(maxsplit=1)[-1] if described else ""
+            out.append(Instruction(verb.name, None, written, refers=True, described=thing))
+            continue
         if found is None:
             continue
         end, name = found
@@ -109,6 +139,19 @@ def _first_name(
 
 
 _CLAUSE = re.compile(r"[.,;:!?\n]+")
+# A thing introduced without being named, with the word before it ("find a(n) living thing"):
+# what a later "the thing" means.
+_INTRODUCED = re.compile(r"\b[a-z]+\s+(?:a\(n\)|an|a)\s+[^.,;:!?\n]+")
+
+
+def _described(text: str, before: int) -> str | None:
+    """The last thing ``text`` introduces with an indefinite article before ``before`` (a
+    character offset), with the word before the article, as written: what a later "the
+    thing" refers to."""
+    found = [m.group(0).strip() for m in _INTRODUCED.finditer(text.lower()) if m.end() <= before]
+    return found[-1] if found else None
+
+
 # Words that point at a thing without naming it.
 _POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "your", "my"})
 # Words that stand for a thing described elsewhere ("focus on the thing"): nothing to look for.
@@ -175,7 +218,8 @@ def left_instructions(
     """What the notes, then the task, instruct that is not done yet, in their order.
     The task frames what is read ("Read the manual ... Once done, close the box"):
     its instructions are listed once the world offers an action on their thing (``offered``:
-    the names the actions possible now act on).
+    the names the actions possible now act on), and one that refers to what the task
+    describes ("focus on the thing") until its verb is done on something.
     An instruction is done when a done action or a kept note's read has its verb and its thing,
     or when the world's words show its result (``states``: a box shown "opened" is done with
     "open the box").
@@ -193,17 +237,21 @@ def left_instructions(
         state = shown.get(ins.thing, "").split() if ins.thing else []
         return not result_forms(ins.phrase.split()[0]).isdisjoint(state)
 
+    def over(ins: Instruction) -> bool:  # one that refers is done on whatever thing it was
+        return (ins.verb, ins.thing) in did or (ins.refers and ins.verb in done_verbs)
+
+    done_verbs = {verb for verb, _ in did}
     out: list[Instruction] = []
-    texts = [(n.split(": ", 1)[-1], names) for n in notes] + [(task, offered)]
-    for text, known in texts:
-        given = instructions(text, verbs, known)
-        over = [i for i, ins in enumerate(given) if (ins.verb, ins.thing) in did]
-        whole = max((i for i in over if given[i].thing is None), default=-1)
-        last_on = {given[i].thing: i for i in over}  # the last done instruction per thing
+    texts = [(n.split(": ", 1)[-1], names, False) for n in notes] + [(task, offered, True)]
+    for text, known, referring in texts:
+        given = instructions(text, verbs, known, referring=referring)
+        ended = [i for i, ins in enumerate(given) if over(ins)]
+        whole = max((i for i in ended if given[i].on_nothing), default=-1)
+        last_on = {given[i].thing: i for i in ended if not given[i].refers}  # per thing
         for i, ins in enumerate(given):
             if i <= whole or i <= last_on.get(ins.thing, -1):
                 continue
             fresh = all(ins.phrase != o.phrase for o in out)
-            if (ins.verb, ins.thing) not in did and not shows(ins) and fresh:
+            if not over(ins) and not shows(ins) and fresh:
                 out.append(ins)
     return out

@@ -360,7 +360,7 @@ def wanted_things(
     # an act on nothing is done with what is held: one the notes name, gathered already
     read = word_list(" . ".join(n.split(": ", 1)[-1] for n in notes))
     ready = any(_holds(read, word_list(h)) for h in held)
-    act = left[0].verb if left and left[0].thing is None and ready else None
+    act = left[0].verb if left and left[0].on_nothing and ready else None
     return Wanted(list(dict.fromkeys(out)), in_place, act)
 
 

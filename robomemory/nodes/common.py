@@ -17,8 +17,10 @@ from robomemory.grounding import (
     fetch_moves,
     helped_now,
     known_things,
+    left_instructions,
     left_to_do,
     loop_actions,
+    meanings,
     offered_candidates,
     revealed_things,
     unseen_things,
@@ -179,6 +181,28 @@ def notes_unseen(
         exits=state.get("exits") or {},
     )
     return missing, [str(a) for a in search]
+
+
+def task_finding(
+    state: AgentState, space: ActionSpace, candidates: list[Action]
+) -> tuple[list[str], list[str]]:
+    """(what the task asks to find by description while its act on it is not done, "a(n)
+    plant"; the offered moves to places not visited, in the list's order); both empty when
+    the task describes no such thing or nothing is left to visit."""
+    left = left_instructions(
+        state.get("notes") or [],
+        state.get("done_actions") or [],
+        space.verbs,
+        [],
+        task=state.get("task") or "",
+    )
+    described = [i.described for i in left if i.refers and i.described]
+    if not described:
+        return [], []
+    moves = meanings(space.verbs).moves
+    visited = set(visited_places(state.get("path") or []))
+    ways = [str(a) for a in candidates if a.verb in moves and a.args and a.args[0] not in visited]
+    return (described, ways) if ways else ([], [])
 
 
 def notes_fetch(

@@ -20,6 +20,7 @@ from robomemory.nodes.common import (
     notes_fetch,
     notes_left,
     notes_unseen,
+    task_finding,
 )
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
 from robomemory.state import AgentState, approves, observation_of
@@ -50,6 +51,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         looping(state, space),
         notes_unseen(state, space, candidates, routes),
         notes_fetch(state, space, candidates),
+        task_finding(state, space, candidates),
     )
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(

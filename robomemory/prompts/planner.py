@@ -139,14 +139,15 @@ def planner_user(
     looped: Sequence[str] = (),
     unseen: tuple[Sequence[str], Sequence[str]] = ((), ()),
     fetch: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    finding: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the last result again, what helped
     before and is possible now (``helped``), what is not offered because it would loop
     (``looped``), what the notes instruct that is not done (``left``), what they name
     that is not seen yet with the actions that search for it (``unseen``) and what they need
-    that was seen elsewhere with the moves there (``fetch``): a small model weighs the end
-    most."""
+    that was seen elsewhere with the moves there (``fetch``), what the task only describes
+    with the ways to places not visited (``finding``): a small model weighs the end most."""
     parts = [context]
     if candidates:
         parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
@@ -164,6 +165,8 @@ def planner_user(
         parts.append(unseen_line(*unseen))
     if fetch[0] and fetch[1]:
         parts.append(fetch_line(*fetch))
+    if finding[0] and finding[1]:
+        parts.append(finding_line(*finding))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
@@ -188,6 +191,12 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
     """What the instructions need that was seen elsewhere, and the way there: without it a
     small model shuffles what it holds where it is, the way there first in its list."""
     return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
+
+
+def finding_line(described: Sequence[str], moves: Sequence[str]) -> str:
+    """What the task asks to find by description, no name, and the places not visited yet:
+    without it a small model looks into every cup of the first room."""
+    return f"To find: {', '.join(described)}. Places not visited: {', '.join(moves[:6])}"
 
 
 def looped_line(looped: Sequence[str]) -> str:

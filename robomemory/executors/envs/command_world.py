@@ -69,6 +69,7 @@ class WorldReply:
     lost: bool = False
     place: str | None = None  # where the agent is, when the world says
     world: str | None = None  # a digest of what the world shows (loop breaking)
+    holding: tuple[str, ...] = ()  # the names of what the agent holds, when the world says
 
 
 class CommandWorldExecutor(ABC):
@@ -145,10 +146,17 @@ class CommandWorldExecutor(ABC):
         space = self._space()
         mapped = [self.command_to_action(c) for c in self._valid_commands()]
         mapped.append(Action(verb=TASK_COMPLETE))
-        space.candidates = rank_candidates(
-            a for a in mapped if a is not None and self._validate(a) is None
-        )
+        valid = [a for a in mapped if a is not None and self._validate(a) is None]
+        space.candidates = rank_candidates(sorted(valid, key=self._unconcerned))
         return space
+
+    def _unconcerned(self, action: Action) -> int:
+        """Fewer first: the arguments of ``action`` that are neither held nor named by the
+        task. The cap per verb keeps the head of each verb's list (moving what is held to
+        the box the task names, of all the moves between things)."""
+        held = set(self._last.holding) if self._last else set()
+        task = f" {' '.join(self.task.lower().split())} "
+        return sum(1 for a in action.args if a not in held and f" {a.lower()} " not in task)
 
     def execute(
         self,
@@ -174,7 +182,8 @@ class CommandWorldExecutor(ABC):
         refused = self._refused(reply.text)
         details: dict = {"command": command}
         if reply.world is not None and before is not None and before.world is not None:
-            details["changed"] = reply.world != before.world
+            # a score that moved is a change too (a commitment the world's words do not show)
+            details["changed"] = reply.world != before.world or reply.score != before.score
         return ActionResult(
             action=action,
             outcome=Outcome.FAILED if refused else Outcome.SUCCEEDED,
@@ -243,6 +252,7 @@ class CommandWorldExecutor(ABC):
             lost=reply.lost,
             place=reply.place,
             world=reply.world,
+            holding=list(reply.holding),
         )
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 
 from robomemory.core import TASK_COMPLETE, Action, ActionSpace
 from robomemory.executors.base import world_digest
@@ -42,7 +43,14 @@ _NON_OBJECTS = frozenset({"agent", "air", "inventory"})
 
 # Beginnings and fragments of ScienceWorld's replies when it refuses a command.
 REFUSALS_START = ("No known action matches", "Unknown action", "Ambiguous request")
-REFUSALS_IN = ("is not moveable", "door is not open", "is already", "can't", "cannot")
+REFUSALS_IN = (
+    "is not moveable",
+    "door is not open",
+    "is already",
+    "can't",
+    "cannot",
+    "not clear how to use",
+)
 
 VERBS: tuple[Verb, ...] = (
     Verb(
@@ -84,7 +92,23 @@ VERBS: tuple[Verb, ...] = (
 )
 
 
+_WORD = re.compile(r"[a-z0-9]+")
 _ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+
+
+def held_names(inventory: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The known ``names`` an inventory answer lists, each in the words of one of its items up
+    to the item's first full stop ("a picture of a farm.  The artist ..." holds "picture")."""
+    items = [line.split(".")[0] for line in inventory.splitlines()[1:] if line.strip()]
+    known = [(n, _WORD.findall(n.lower())) for n in names]
+    out: list[str] = []
+    for item in items:
+        said = _WORD.findall(item.lower())
+        for name, seq in known:
+            k = len(seq)
+            if k and name not in out and any(said[i : i + k] == seq for i in range(len(said))):
+                out.append(name)
+    return tuple(out)
 
 
 def room_of(look: str) -> str | None:
@@ -129,10 +153,15 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         return tuple(nav if v.name == "navigate_to" else v for v in VERBS)
 
     def action_space(self) -> ActionSpace:
-        """The world's valid commands, and with teleporting, a teleport to every room seen
-        this task but the one the robot is in: the world lists only the rooms visible from
-        here, so a robot in a room without a door in view could never leave it."""
+        """The world's valid commands but acts on a room, and with teleporting, a teleport to
+        every room seen this task but the one the robot is in: the world lists only the rooms
+        visible from here, so a robot in a room without a door in view could never leave it."""
         space = super().action_space()
+        # a room is a place to go to or look in, no thing to act on (focus on, mix, pick up)
+        reads = {v.name for v in self.verbs if v.reads}
+        space.candidates = [
+            a for a in space.candidates if a.verb in reads or not a.args or a.args[0] not in ROOMS
+        ]
         if not any(
             v.name == "navigate_to" and v.template.startswith("teleport") for v in self.verbs
         ):
@@ -157,6 +186,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             done=False,
             place=room_of(look),
             world=world_digest([look, inventory]),
+            holding=self._held(inventory),
         )
 
     def _send(self, command: str) -> WorldReply:
@@ -176,7 +206,18 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             lost=score < 0,
             place=room_of(look),
             world=world_digest([look, inventory]) if look else None,
+            holding=self._held(inventory) if look else self._last_held(),
         )
+
+    def _held(self, inventory: str) -> tuple[str, ...]:
+        """What the inventory answer lists, in the names the world's commands use (what it
+        lists is in no room: only its commands name it)."""
+        commands = (self.command_to_action(c) for c in self._valid_commands())
+        names = {n for a in commands if a is not None for n in a.args}
+        return held_names(inventory, sorted(names))
+
+    def _last_held(self) -> tuple[str, ...]:
+        return self._last.holding if self._last else ()
 
     def _visible(self) -> dict[str, list[str]]:
         visible_ids = set(self.env.get_possible_object_referent_LUT())
@@ -201,8 +242,9 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         spec = next((v for v in self.verbs if v.name == action.verb), None)
         if spec is None:
             return problem
+        held = self._last.holding if self._last else ()
         for arg, kind in zip(action.args, spec.arg_kinds, strict=True):
-            if arg in self._seen.get(kind, {}) or self._known_alias(arg):
+            if arg in self._seen.get(kind, {}) or self._known_alias(arg) or arg in held:
                 continue
             return problem
         return None
