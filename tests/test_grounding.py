@@ -646,8 +646,15 @@ def test_the_planner_is_told_what_the_task_describes_and_the_places_not_visited(
     space = ActionSpace(verbs=VERBS, candidates=candidates)
     state = {"task": task, "path": [["", "S0", "shop"], ["navigate_to(hall)", "S1", "hall"]]}
     finding = task_finding(state, space, candidates)
-    assert finding == (["a red thing"], ["navigate_to(attic)"])
+    assert finding == (["a red thing"], ["navigate_to(attic)"], [])
     text = planner_user("Task: x", candidates, None, None, finding=finding)
     assert text.splitlines()[-3] == "To find: a red thing. Places not visited: navigate_to(attic)"
-    assert task_finding({**state, "done_actions": ["paint(cup)"]}, space, candidates) == ([], [])
-    assert task_finding({**state, "task": "Paint the box."}, space, candidates) == ([], [])
+    # every place visited: the things here
+    state["path"].append(["navigate_to(attic)", "S2", "attic"])
+    finding = task_finding(state, space, candidates)
+    assert finding == (["a red thing"], [], ["closet"])
+    text = planner_user("Task: x", candidates, None, None, finding=finding)
+    assert text.splitlines()[-3] == "To find: a red thing. Every place visited; here: closet"
+    nothing = ([], [], [])
+    assert task_finding({**state, "done_actions": ["paint(cup)"]}, space, candidates) == nothing
+    assert task_finding({**state, "task": "Paint the box."}, space, candidates) == nothing

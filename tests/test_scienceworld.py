@@ -56,6 +56,7 @@ def test_world_refusal_is_failed_with_world_message(world):
     assert again.outcome == Outcome.FAILED and "already open" in again.message
     # a tool that does nothing to a thing is refused too (chemistry-mix: ten such uses)
     assert world._refused("It's not clear how to use those items together.")
+    assert world._refused("I'm not sure how to use those two things together.")
 
 
 def test_easy_mode_navigates_by_teleport():
@@ -183,3 +184,10 @@ def test_held_names_are_the_known_names_in_each_inventory_item():
     names = ["apple", "red apple", "picture", "alexandra", "chair"]
     assert held_names(inventory, names) == ("apple", "red apple", "picture")
     assert held_names("In your inventory, you see:\n", names) == ()
+
+
+def test_every_room_names_its_place_outside_too():
+    from robomemory.executors.envs.scienceworld import room_of
+
+    assert room_of("This room is called the kitchen. In it, you see:") == "kitchen"
+    assert room_of("This outside location is called the outside. Here you see:") == "outside"

@@ -185,10 +185,11 @@ def notes_unseen(
 
 def task_finding(
     state: AgentState, space: ActionSpace, candidates: list[Action]
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], list[str]]:
     """(what the task asks to find by description while its act on it is not done, "a(n)
-    plant"; the offered moves to places not visited, in the list's order); both empty when
-    the task describes no such thing or nothing is left to visit."""
+    plant"; the offered moves to places not visited, in the list's order; once every place is
+    visited, the things here, among which the choice is); all empty when the task describes
+    no such thing."""
     left = left_instructions(
         state.get("notes") or [],
         state.get("done_actions") or [],
@@ -198,11 +199,14 @@ def task_finding(
     )
     described = [i.described for i in left if i.refers and i.described]
     if not described:
-        return [], []
+        return [], [], []
     moves = meanings(space.verbs).moves
     visited = set(visited_places(state.get("path") or []))
     ways = [str(a) for a in candidates if a.verb in moves and a.args and a.args[0] not in visited]
-    return (described, ways) if ways else ([], [])
+    if ways:
+        return described, ways, []
+    here = [a.args[0] for a in space.candidates if a.verb not in moves and a.args]
+    return described, [], list(dict.fromkeys(here))
 
 
 def notes_fetch(

@@ -139,7 +139,7 @@ def planner_user(
     looped: Sequence[str] = (),
     unseen: tuple[Sequence[str], Sequence[str]] = ((), ()),
     fetch: tuple[Sequence[str], Sequence[str]] = ((), ()),
-    finding: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    finding: tuple[Sequence[str], Sequence[str], Sequence[str]] = ((), (), ()),
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the last result again, what helped
@@ -165,7 +165,7 @@ def planner_user(
         parts.append(unseen_line(*unseen))
     if fetch[0] and fetch[1]:
         parts.append(fetch_line(*fetch))
-    if finding[0] and finding[1]:
+    if finding[0] and (finding[1] or finding[2]):
         parts.append(finding_line(*finding))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
@@ -193,10 +193,14 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
     return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
 
 
-def finding_line(described: Sequence[str], moves: Sequence[str]) -> str:
+def finding_line(described: Sequence[str], moves: Sequence[str], here: Sequence[str]) -> str:
     """What the task asks to find by description, no name, and the places not visited yet:
-    without it a small model looks into every cup of the first room."""
-    return f"To find: {', '.join(described)}. Places not visited: {', '.join(moves[:6])}"
+    without it a small model looks into every cup of the first room; every place visited,
+    the things here (outside, with the blue jay offered, it picked up an axe)."""
+    line = f"To find: {', '.join(described)}."
+    if moves:
+        return f"{line} Places not visited: {', '.join(moves[:6])}"
+    return f"{line} Every place visited; here: {', '.join(here[:8])}"
 
 
 def looped_line(looped: Sequence[str]) -> str:

@@ -50,6 +50,7 @@ REFUSALS_IN = (
     "can't",
     "cannot",
     "not clear how to use",
+    "not sure how to use",
 )
 
 VERBS: tuple[Verb, ...] = (
@@ -93,7 +94,8 @@ VERBS: tuple[Verb, ...] = (
 
 
 _WORD = re.compile(r"[a-z0-9]+")
-_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+# "This room is called the kitchen." / "This outside location is called the outside."
+_ROOM = re.compile(r"This [a-z ]+? is called the ([a-z ]+?)\.")
 
 
 def held_names(inventory: str, names: Iterable[str]) -> tuple[str, ...]:
