@@ -194,9 +194,9 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
 
 
 def finding_line(described: Sequence[str], moves: Sequence[str], here: Sequence[str]) -> str:
-    """What the task asks to find by description, no name, and the places not visited yet:
-    without it a small model looks into every cup of the first room; every place visited,
-    the things here (outside, with the blue jay offered, it picked up an axe)."""
+    """What the task asks to find by description, no name, and the places not visited yet
+    (without it a small model looks into every thing of the first room); every place visited,
+    the things here, among which the choice is."""
     line = f"To find: {', '.join(described)}."
     if moves:
         return f"{line} Places not visited: {', '.join(moves[:6])}"

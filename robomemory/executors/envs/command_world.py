@@ -147,16 +147,16 @@ class CommandWorldExecutor(ABC):
         mapped = [self.command_to_action(c) for c in self._valid_commands()]
         mapped.append(Action(verb=TASK_COMPLETE))
         valid = [a for a in mapped if a is not None and self._validate(a) is None]
-        space.candidates = rank_candidates(sorted(valid, key=self._unconcerned))
-        return space
-
-    def _unconcerned(self, action: Action) -> int:
-        """Fewer first: the arguments of ``action`` that are neither held nor named by the
-        task. The cap per verb keeps the head of each verb's list (moving what is held to
-        the box the task names, of all the moves between things)."""
+        # Fewer first: arguments neither held nor named by the task. The cap per verb keeps
+        # the head of each verb's list (moving what is held to the box the task names).
         held = set(self._last.holding) if self._last else set()
         task = f" {' '.join(self.task.lower().split())} "
-        return sum(1 for a in action.args if a not in held and f" {a.lower()} " not in task)
+
+        def unconcerned(action: Action) -> int:
+            return sum(1 for a in action.args if a not in held and f" {a.lower()} " not in task)
+
+        space.candidates = rank_candidates(sorted(valid, key=unconcerned))
+        return space
 
     def execute(
         self,
