@@ -658,3 +658,49 @@ def test_the_planner_is_told_what_the_task_describes_and_the_places_not_visited(
     nothing = ([], [], [])
     assert task_finding({**state, "done_actions": ["paint(cup)"]}, space, candidates) == nothing
     assert task_finding({**state, "task": "Paint the box."}, space, candidates) == nothing
+
+
+def _failing(step: int, action: str, message: str, place: str = "lab", ok: bool = False) -> dict:
+    verb, args = action.split("(")[0], [a.strip() for a in action[:-1].split("(")[1].split(",")]
+    return {"step": step, "action": action, "verb": verb, "args": [a for a in args if a],
+            "outcome": "succeeded" if ok else "failed", "message": message, "changed": ok,
+            "place": place}  # fmt: skip
+
+
+def test_an_action_refused_twice_alike_stays_aside_past_world_changes():
+    no = "It's not clear how to use those items together."
+    trajectory = [
+        _failing(1, "glue(box, jar)", no),
+        _failing(2, "pick_up(cup)", "Taken.", ok=True),  # the world changed
+        _failing(3, "glue(box, jar)", no),
+        _failing(4, "pick_up(lid)", "Taken.", ok=True),  # and again: nothing it names
+    ]
+    candidates = [act("glue(box, jar)"), act("pick_up(jar)"), act("task_complete()")]
+    shown = [str(a) for a in fresh_candidates(candidates, trajectory, "lab", VERBS)]
+    assert "glue(box, jar)" not in shown
+    # once, or twice with other answers, it waits only for the world to change
+    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, trajectory[:2], "lab", VERBS))
+    other = [*trajectory[:2], _failing(3, "glue(box, jar)", "The jar is closed."), trajectory[3]]
+    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, other, "lab", VERBS))
+    # a thing it names acted on, or another place, makes it worth asking again
+    taken = [*trajectory, _failing(5, "pick_up(jar)", "Taken.", ok=True)]
+    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, taken, "lab", VERBS))
+    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, trajectory, "hall", VERBS))
+    walked = [*trajectory, _failing(5, "navigate_to(lab)", "You walk.", "hall", ok=True)]
+    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, walked, "lab", VERBS))
+
+
+def test_a_refusal_that_names_what_it_waits_for_is_asked_again_once_that_is_done():
+    shut = "You have to open the red door first."
+    trajectory = [
+        _failing(1, "navigate_to(attic)", shut, "hall"),
+        _failing(2, "pick_up(cup)", "Taken.", "hall", ok=True),
+        _failing(3, "navigate_to(attic)", shut, "hall"),
+        _failing(4, "pick_up(lid)", "Taken.", "hall", ok=True),
+    ]
+    candidates = [act("navigate_to(attic)"), act("open(red door)"), act("task_complete()")]
+    assert "navigate_to(attic)" not in map(
+        str, fresh_candidates(candidates, trajectory, "hall", VERBS)
+    )
+    opened = [*trajectory, _failing(5, "open(red door)", "Opened.", "hall", ok=True)]
+    assert "navigate_to(attic)" in map(str, fresh_candidates(candidates, opened, "hall", VERBS))
