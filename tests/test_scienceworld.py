@@ -54,7 +54,7 @@ def test_world_refusal_is_failed_with_world_message(world):
     assert first.ok, first.message
     again = world.execute(Action(verb="open", args=[door]))
     assert again.outcome == Outcome.FAILED and "already open" in again.message
-    # a tool that does nothing to a thing is refused too (chemistry-mix: ten such uses)
+    # a tool that does nothing to a thing is refused too
     assert world._refused("It's not clear how to use those items together.")
     assert world._refused("I'm not sure how to use those two things together.")
 
@@ -191,3 +191,32 @@ def test_every_room_names_its_place_outside_too():
 
     assert room_of("This room is called the kitchen. In it, you see:") == "kitchen"
     assert room_of("This outside location is called the outside. Here you see:") == "outside"
+
+
+def test_a_use_refused_twice_is_not_offered_again_while_other_things_are_picked_up():
+    """Each thing picked up changes the world, which alone would offer a refused use again."""
+    from robomemory.episode import trajectory_step
+    from robomemory.grounding import offered_candidates
+
+    ex = ScienceWorldExecutor("chemistry-mix", variation=0, simplifications="easy")
+    try:
+        ex.reset()
+        assert ex.execute(Action(verb="navigate_to", args=["kitchen"])).ok
+        assert ex.execute(Action(verb="pick_up", args=["apple"])).ok
+        use = Action(verb="use", args=["lighter", "apple"])
+        steps = []
+        for i, action in enumerate([use, Action(verb="pick_up", args=["banana"]), use], 1):
+            result = ex.execute(action)
+            steps.append(trajectory_step(i, action, result, result.message, "kitchen"))
+        assert [s["outcome"] for s in steps] == ["failed", "succeeded", "failed"]
+        taken = ex.execute(Action(verb="pick_up", args=["potato"]))
+        assert taken.ok and taken.details["changed"] is True
+        steps.append(trajectory_step(4, taken.action, taken, taken.message, "kitchen"))
+        space = ex.action_space()
+        assert use in space.candidates  # the world still affords it
+        shown = offered_candidates(space.candidates, steps, "kitchen", verbs=space.verbs)
+        assert use not in shown
+        once = offered_candidates(space.candidates, steps[1:], "kitchen", verbs=space.verbs)
+        assert use in once  # refused once, the world changed since: asked again
+    finally:
+        ex.close()
