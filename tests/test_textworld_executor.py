@@ -294,6 +294,30 @@ def test_command_to_action_maps_each_form() -> None:
         assert str(command_to_action(command)) == action
 
 
+def test_a_cut_refused_twice_waits_for_the_knife_its_answer_names() -> None:
+    """Refused twice alike, the cut stays aside past other things taken; the knife the
+    answer names, once taken, makes it worth asking again."""
+    from robomemory.episode import trajectory_step
+    from robomemory.grounding import spent_actions
+
+    ex = TextWorldExecutor(bundled_game("cooking_1room_cut"))
+    ex.reset()
+    cut = act("dice", "red onion")
+    steps = []
+    actions = [act("pick_up", "red onion"), cut, act("pick_up", "banana"), cut]
+    for i, action in enumerate([*actions, act("pick_up", "white onion")], 1):
+        result = ex.execute(action)
+        steps.append(trajectory_step(i, action, result, result.message, "kitchen"))
+    verbs = ex.action_space().verbs
+    assert [s["outcome"] for s in steps].count("failed") == 2 and steps[-1]["changed"]
+    assert "dice(red onion)" in spent_actions(steps, "kitchen", verbs)
+    knife = ex.execute(act("pick_up", "knife"))
+    steps.append(trajectory_step(6, knife.action, knife, knife.message, "kitchen"))
+    assert "dice(red onion)" not in spent_actions(steps, "kitchen", verbs)
+    assert ex.execute(cut).ok
+    ex.close()
+
+
 def test_walking_back_and_forth_brings_the_same_world_and_is_set_aside(
     six_rooms: TextWorldExecutor,
 ) -> None:
