@@ -12,6 +12,7 @@ from robomemory.grounding import (
     act_moves,
     changing_actions,
     exploration,
+    extend_path,
     fetch_moves,
     fresh_candidates,
     hops,
@@ -664,7 +665,14 @@ def _failing(step: int, action: str, message: str, place: str = "lab", ok: bool 
     verb, args = action.split("(")[0], [a.strip() for a in action[:-1].split("(")[1].split(",")]
     return {"step": step, "action": action, "verb": verb, "args": [a for a in args if a],
             "outcome": "succeeded" if ok else "failed", "message": message, "changed": ok,
-            "place": place}  # fmt: skip
+            "place": place, "world": f"W{step}" if ok else None}  # fmt: skip
+
+
+def _shown(candidates: list[Action], steps: list[dict], now: str = "lab") -> list[str]:
+    """What the prompt offers after ``steps``, only the task's path kept (the state's window
+    of newest steps has moved past them)."""
+    path = path_of("W0", steps[0]["place"], steps, now)
+    return [str(a) for a in offered_candidates(candidates, [], now, verbs=VERBS, path=path)]
 
 
 def test_an_action_refused_twice_alike_stays_aside_past_world_changes():
@@ -676,18 +684,17 @@ def test_an_action_refused_twice_alike_stays_aside_past_world_changes():
         _failing(4, "pick_up(lid)", "Taken.", ok=True),  # and again: nothing it names
     ]
     candidates = [act("glue(box, jar)"), act("pick_up(jar)"), act("task_complete()")]
-    shown = [str(a) for a in fresh_candidates(candidates, trajectory, "lab", VERBS)]
-    assert "glue(box, jar)" not in shown
+    assert "glue(box, jar)" not in _shown(candidates, trajectory)
     # once, or twice with other answers, it waits only for the world to change
-    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, trajectory[:2], "lab", VERBS))
+    assert "glue(box, jar)" in _shown(candidates, trajectory[:2])
     other = [*trajectory[:2], _failing(3, "glue(box, jar)", "The jar is closed."), trajectory[3]]
-    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, other, "lab", VERBS))
+    assert "glue(box, jar)" in _shown(candidates, other)
     # a thing it names acted on, or another place, makes it worth asking again
     taken = [*trajectory, _failing(5, "pick_up(jar)", "Taken.", ok=True)]
-    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, taken, "lab", VERBS))
-    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, trajectory, "hall", VERBS))
-    walked = [*trajectory, _failing(5, "navigate_to(lab)", "You walk.", "hall", ok=True)]
-    assert "glue(box, jar)" in map(str, fresh_candidates(candidates, walked, "lab", VERBS))
+    assert "glue(box, jar)" in _shown(candidates, taken)
+    assert "glue(box, jar)" in _shown(candidates, trajectory, now="hall")
+    walked = [*trajectory, _failing(5, "navigate_to(hall)", "You walk.", ok=True)]
+    assert "glue(box, jar)" in _shown(candidates, walked, now="hall")
 
 
 def test_a_refusal_that_names_what_it_waits_for_is_asked_again_once_that_is_done():
@@ -699,8 +706,18 @@ def test_a_refusal_that_names_what_it_waits_for_is_asked_again_once_that_is_done
         _failing(4, "pick_up(lid)", "Taken.", "hall", ok=True),
     ]
     candidates = [act("navigate_to(attic)"), act("open(red door)"), act("task_complete()")]
-    assert "navigate_to(attic)" not in map(
-        str, fresh_candidates(candidates, trajectory, "hall", VERBS)
-    )
+    assert "navigate_to(attic)" not in _shown(candidates, trajectory, "hall")
     opened = [*trajectory, _failing(5, "open(red door)", "Opened.", "hall", ok=True)]
-    assert "navigate_to(attic)" in map(str, fresh_candidates(candidates, opened, "hall", VERBS))
+    assert "navigate_to(attic)" in _shown(candidates, opened, "hall")
+
+
+def test_the_path_keeps_the_answer_of_a_failed_step_only():
+    steps = [
+        _failing(1, "glue(box, jar)", "It's  NOT clear."),
+        _failing(2, "pick_up(cup)", "Ok", ok=True),
+    ]
+    path = path_of("W0", "lab", steps, "lab")
+    assert path[1] == ("glue(box, jar)", "W0", "lab", "it's not clear.")
+    assert path[2] == ("pick_up(cup)", "W2", "lab")
+    grown = extend_path([list(p) for p in path], "glue(box, jar)", None, "lab", "it's not clear.")
+    assert grown[-1] == ["glue(box, jar)", "W2", "lab", "it's not clear."]

@@ -297,23 +297,21 @@ def test_command_to_action_maps_each_form() -> None:
 def test_a_cut_refused_twice_waits_for_the_knife_its_answer_names() -> None:
     """Refused twice alike, the cut stays aside past other things taken; the knife the
     answer names, once taken, makes it worth asking again."""
-    from robomemory.episode import trajectory_step
-    from robomemory.grounding import spent_actions
+    from robomemory.episode import trajectory_step, world_of
+    from robomemory.grounding import path_of, refused_again
 
     ex = TextWorldExecutor(bundled_game("cooking_1room_cut"))
-    ex.reset()
+    _, start = ex.reset()
     cut = act("dice", "red onion")
-    steps = []
     actions = [act("pick_up", "red onion"), cut, act("pick_up", "banana"), cut]
-    for i, action in enumerate([*actions, act("pick_up", "white onion")], 1):
+    steps = []
+    for i, action in enumerate([*actions, act("pick_up", "white onion"), act("pick_up", "knife")]):
         result = ex.execute(action)
-        steps.append(trajectory_step(i, action, result, result.message, "kitchen"))
-    verbs = ex.action_space().verbs
-    assert [s["outcome"] for s in steps].count("failed") == 2 and steps[-1]["changed"]
-    assert "dice(red onion)" in spent_actions(steps, "kitchen", verbs)
-    knife = ex.execute(act("pick_up", "knife"))
-    steps.append(trajectory_step(6, knife.action, knife, knife.message, "kitchen"))
-    assert "dice(red onion)" not in spent_actions(steps, "kitchen", verbs)
+        steps.append(trajectory_step(i + 1, action, result, result.message, "kitchen"))
+    assert [s["outcome"] for s in steps].count("failed") == 2 and steps[4]["changed"]
+    path = path_of(world_of(start), "kitchen", steps, "kitchen")
+    assert refused_again(path[:6], "kitchen") == {"dice(red onion)"}
+    assert refused_again(path, "kitchen") == set()  # the knife its answer names, taken
     assert ex.execute(cut).ok
     ex.close()
 

@@ -35,6 +35,7 @@ from robomemory.grounding.loops import (
     extend_path,
     loop_actions,
     path_of,
+    refusal,
     visited_places,
 )
 from robomemory.grounding.meanings import Meanings, meanings
@@ -53,6 +54,7 @@ from robomemory.grounding.spent import (
     FAILED,
     LOOK,
     fresh_candidates,
+    refused_again,
     spent_actions,
     unchanged_reads,
 )
@@ -87,6 +89,8 @@ __all__ = [
     "notes_of",
     "offered_candidates",
     "path_of",
+    "refusal",
+    "refused_again",
     "result_forms",
     "known_things",
     "revealed_things",

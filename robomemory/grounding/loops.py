@@ -3,7 +3,8 @@ it was in this task, or to close an A-B-A-B cycle, is set aside until the world 
 
 A task's path is its start and, per step, the action, what the world showed after it
 (``episode.world_of``: the executor's digest of its state, else place and holdings; None when
-the world tells neither) and where the robot was then.
+the world tells neither), where the robot was then and, when the action failed, the world's
+answer (:func:`refusal`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from robomemory.episode import TrajectoryStep
+from robomemory.grounding.spent import FAILED
 
-# (action, world after it, place after it); the first entry is ("", start world, start place)
-PathStep = tuple[str, str | None, str | None]
+# (action, world after it, place after it[, the answer to a failed action]); the first entry
+# is ("", start world, start place)
+PathStep = tuple[str | None, ...]
 MAX_PATH = 400  # steps a task's path keeps (a task is shorter)
+REFUSAL_CHARS = 200  # of a failed action's answer the path keeps
+
+
+def refusal(item: TrajectoryStep) -> str | None:
+    """The world's answer to a failed step, spaces collapsed and lower-cased; None otherwise."""
+    if str(item["outcome"]) not in FAILED or item.get("message") is None:
+        return None
+    return " ".join(str(item["message"]).lower().split())[:REFUSAL_CHARS]
 
 
 def path_of(
@@ -25,17 +36,25 @@ def path_of(
     places = [t.get("place") for t in trajectory[1:]] + [now]
     out: list[PathStep] = [("", start, place)]
     for t, p in zip(trajectory, places, strict=False):
-        out.append((str(t["action"]), t.get("world") or out[-1][1], p))
+        said = refusal(t)
+        step = (str(t["action"]), t.get("world") or out[-1][1], p)
+        out.append(step if said is None else (*step, said))
     return out
 
 
 def extend_path(
-    path: Sequence[Sequence], action: str, world: str | None, place: str | None
+    path: Sequence[Sequence],
+    action: str,
+    world: str | None,
+    place: str | None,
+    refused: str | None = None,
 ) -> list[list]:
     """``path`` after one more step (as the graph's state holds it: lists), bounded; a step
-    that shows no world (a rejected action) left it as it was."""
+    that shows no world (a rejected action) left it as it was; ``refused``: the answer to a
+    failed action (:func:`refusal`)."""
     world = world or (path[-1][1] if path else None)
-    return [*map(list, path), [action, world, place]][-MAX_PATH:]
+    step = [action, world, place] if refused is None else [action, world, place, refused]
+    return [*map(list, path), step][-MAX_PATH:]
 
 
 def changing_actions(path: Sequence[Sequence]) -> list[str]:

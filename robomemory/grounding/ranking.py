@@ -28,7 +28,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.spent import fresh_candidates, unchanged_reads
+from robomemory.grounding.spent import fresh_candidates, refused_again, unchanged_reads
 from robomemory.grounding.states import shows
 from robomemory.grounding.text import named_by, parsed, word_list, words
 
@@ -255,7 +255,7 @@ def offered_candidates(
     # is spoiled if fired again
     did = [*changing_actions(path), *done]
     aside = [*loop_actions(path), *irreversible_repeats(candidates, verbs, did, states)]
-    aside += unchanged_reads(path, place, verbs, held)
+    aside += unchanged_reads(path, place, verbs, held) | refused_again(path, place)
     fresh = fresh_candidates(candidates, trajectory, place, verbs, aside, held)
     helped, hurt = lessons
     # An action a lesson says hurt is not offered: listed, even last, a small model copies it.

@@ -28,8 +28,7 @@ def spent_actions(
     - over the whole episode: reads of a thing (``VerbSpec.reads``) that changed nothing here
       (same answer), or anywhere when the thing is ``held`` (it goes where the robot goes);
     - the action that made the last change, while the robot is where it made it;
-    - ``look()`` right after arriving: what the robot observed on arrival is the place;
-    - an action refused twice with the same answer (:func:`refused_again`), past world changes.
+    - ``look()`` right after arriving: what the robot observed on arrival is the place.
     Without ``changed`` a succeeded action counts as having changed the world.
     """
     reads = meanings(verbs).reads
@@ -50,47 +49,45 @@ def spent_actions(
         last = trajectory[-1]
         if last.get("place") not in (None, place) and str(last["outcome"]) not in FAILED:
             spent.add(LOOK)
-    return spent | refused_again(trajectory, place)
+    return spent
 
 
-def refused_again(trajectory: Sequence[TrajectoryStep], place: str | None) -> set[str]:
-    """Actions that failed twice with the same answer, and since their last failure neither
-    did the robot move nor did an action succeed on a thing they or that answer name.
+def refused_again(path: Sequence[Sequence], place: str | None) -> set[str]:
+    """Actions the task's ``path`` shows failed twice with the same answer, since whose last
+    failure the robot has not moved and no action succeeded on a thing they or that answer
+    name.
 
     A failure alone is set aside only until the world changes, and a world may change at every
     step (one more thing held) while the refusal stands; what makes it worth asking again is a
-    thing it names acted on (the thing taken, the door the answer names opened) or a move."""
+    thing it names acted on (the thing taken, the door the answer names opened) or a move. The
+    path, not the state's window of newest steps: the repeats come a few steps apart."""
     answers: dict[str, list[str]] = {}
     last: dict[str, int] = {}
-    for i, item in enumerate(trajectory):
-        said = item.get("message")
-        if str(item["outcome"]) in FAILED and said is not None:  # without an answer, no rule
-            action = str(item["action"])
-            answers.setdefault(action, []).append(" ".join(str(said).lower().split()))
-            last[action] = i
+    for i, step in enumerate(path):
+        if len(step) > 3 and step[3] is not None:
+            answers.setdefault(str(step[0]), []).append(str(step[3]))
+            last[str(step[0])] = i
     out: set[str] = set()
     for action, said in answers.items():
-        if len(said) < 2 or said[-1] != said[-2]:
+        where = path[last[action]][2] if len(path[last[action]]) > 2 else None
+        elsewhere = where is not None and place not in (None, where)
+        if len(said) < 2 or said[-1] != said[-2] or elsewhere:
             continue
-        failed = trajectory[last[action]]
-        if not _here(failed, place):
-            continue
-        named = {a.lower() for a in failed.get("args") or parsed(action)[1]}
-        since = trajectory[last[action] + 1 :]
-        if not any(_touches(t, named, said[-1], failed.get("place")) for t in since):
+        named = {a.lower() for a in parsed(action)[1]}
+        since = path[last[action] + 1 :]
+        if not any(_touches(step, named, said[-1], where) for step in since):
             out.add(action)
     return out
 
 
-def _touches(item: TrajectoryStep, named: set[str], answer: str, where: str | None) -> bool:
-    """Whether ``item`` was made elsewhere than ``where``, or succeeded on a thing in ``named``
-    or that ``answer`` names."""
-    if item.get("place") not in (None, where):
+def _touches(step: Sequence, named: set[str], answer: str, where: str | None) -> bool:
+    """Whether a path ``step`` ended elsewhere than ``where``, or succeeded on a thing in
+    ``named`` or that ``answer`` names."""
+    if len(step) > 2 and step[2] not in (None, where):
         return True
-    if str(item["outcome"]) in FAILED:
+    if len(step) > 3 and step[3] is not None:
         return False
-    args = [a.lower() for a in item.get("args") or parsed(str(item["action"]))[1]]
-    return any(a in named or a in answer for a in args)
+    return any(a.lower() in named or a.lower() in answer for a in parsed(str(step[0]))[1])
 
 
 def unchanged_reads(

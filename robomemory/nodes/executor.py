@@ -8,6 +8,7 @@ from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
 from robomemory.grounding import (
     extend_path,
+    refusal,
     untaken_exits,
     update_acts_at,
     update_done,
@@ -42,7 +43,9 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     }
     run.ctx.memory.episodes.record_step(state["handles"]["episode_id"], record)
     space = run.ctx.executor.action_space()
-    path = extend_path(state.get("path") or [], str(action), item.get("world"), obs.place or place)
+    path = extend_path(
+        state.get("path") or [], str(action), item.get("world"), obs.place or place, refusal(item)
+    )
     update: dict = {
         "step": step,
         "plan_index": index + 1,
