@@ -689,6 +689,9 @@ def test_an_action_refused_twice_alike_stays_aside_past_world_changes():
     assert "glue(box, jar)" in _shown(candidates, trajectory[:2])
     other = [*trajectory[:2], _failing(3, "glue(box, jar)", "The jar is closed."), trajectory[3]]
     assert "glue(box, jar)" in _shown(candidates, other)
+    # a look at a thing it names changes nothing: still aside
+    looked = [*trajectory, {**_failing(5, "inspect(jar)", "A jar.", ok=True), "world": "W4"}]
+    assert "glue(box, jar)" not in _shown(candidates, looked)
     # a thing it names acted on, or another place, makes it worth asking again
     taken = [*trajectory, _failing(5, "pick_up(jar)", "Taken.", ok=True)]
     assert "glue(box, jar)" in _shown(candidates, taken)

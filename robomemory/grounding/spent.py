@@ -55,7 +55,7 @@ def spent_actions(
 def refused_again(path: Sequence[Sequence], place: str | None) -> set[str]:
     """Actions the task's ``path`` shows failed twice with the same answer, since whose last
     failure the robot has not moved and no action succeeded on a thing they or that answer
-    name.
+    name (a move, or a step that changed the world).
 
     A failure alone is set aside only until the world changes, and a world may change at every
     step (one more thing held) while the refusal stands; what makes it worth asking again is a
@@ -74,18 +74,22 @@ def refused_again(path: Sequence[Sequence], place: str | None) -> set[str]:
         if len(said) < 2 or said[-1] != said[-2] or elsewhere:
             continue
         named = {a.lower() for a in parsed(action)[1]}
-        since = path[last[action] + 1 :]
-        if not any(_touches(step, named, said[-1], where) for step in since):
+        since = pairwise(path[last[action] :])
+        if not any(_touches(step, before, named, said[-1], where) for before, step in since):
             out.add(action)
     return out
 
 
-def _touches(step: Sequence, named: set[str], answer: str, where: str | None) -> bool:
-    """Whether a path ``step`` ended elsewhere than ``where``, or succeeded on a thing in
-    ``named`` or that ``answer`` names."""
+def _touches(
+    step: Sequence, before: Sequence, named: set[str], answer: str, where: str | None
+) -> bool:
+    """Whether a path ``step`` ended elsewhere than ``where``, or changed the world (or shows
+    none) acting on a thing in ``named`` or that ``answer`` names: a look at it does not."""
     if len(step) > 2 and step[2] not in (None, where):
         return True
     if len(step) > 3 and step[3] is not None:
+        return False
+    if step[1] is not None and step[1] == before[1]:
         return False
     return any(a.lower() in named or a.lower() in answer for a in parsed(str(step[0]))[1])
 
