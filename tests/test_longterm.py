@@ -13,7 +13,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.config import MemoryConfig
-from robomemory.memory.consolidation import consolidate
+from robomemory.memory.consolidation import MAX_STEPS_SHOWN, consolidate
 from robomemory.memory.longterm import NewItem
 from robomemory.memory.system import MemorySystem
 from robomemory.structured import StructuredLLM
@@ -247,9 +247,31 @@ def test_consolidate_writes_both_kinds_concurrently_and_is_idempotent(system):
     assert len(system.semantic.items()) == 2 and len(system.episodic.items()) == 1
 
 
+def test_the_creators_read_temporal_memory_only_for_steps_the_list_leaves_out(system):
+    script = creator_script()
+    _consolidate(system, script)
+    (prompt,) = script.prompts["SemanticInsights"]
+    assert "fridge is locked" in prompt and "went to the kitchen" not in prompt
+    long = [{**LOCKED[0], "step": i} for i in range(1, MAX_STEPS_SHOWN + 2)]
+    script = creator_script()
+    _consolidate(system, script, episode="ep2", trajectory=long)
+    assert "History:\n- went to the kitchen" in script.prompts["SemanticInsights"][0]
+
+
+def test_a_lesson_repeating_a_stored_actions_verdict_is_updated_without_the_updater(system):
+    seed(system, "open(fridge) hurt: The fridge is stuck.")
+    script = creator_script()
+    report = _consolidate(system, script)
+    assert script.count("MemoryDecision") == 0  # the task lesson and the episode: nothing similar
+    assert report["semantic"]["UPDATE"] == 1
+    texts = {i.text for i in system.semantic.items()}
+    assert "open(fridge) hurt: The fridge is locked." in texts
+    assert "open(fridge) hurt: The fridge is stuck." not in texts
+
+
 def test_interrupted_consolidation_resumes_without_duplicates(system):
     # an item of each level (a lesson about the same action) forces one model decision each
-    seed(system, "open(fridge) hurt: The fridge is stuck.")
+    seed(system, "open(fridge) helped: The fridge is open.")
     seed(system, "tidy the kitchen first", level="task", episode="e00")
     calls = {"n": 0}
 
@@ -269,7 +291,7 @@ def test_interrupted_consolidation_resumes_without_duplicates(system):
     texts = sorted(i.text for i in system.semantic.items())
     assert texts == sorted(
         [
-            "open(fridge) hurt: The fridge is stuck.",
+            "open(fridge) helped: The fridge is open.",
             "tidy the kitchen first",
             "open(fridge) hurt: The fridge is locked.",
             "find the key before opening the fridge",

@@ -96,6 +96,21 @@ def test_no_model_needed():
     assert p("x") is None  # the updater decides
 
 
+def test_an_action_lesson_with_a_shown_lessons_action_and_verdict_needs_no_updater():
+    """Its update is the new lesson itself; another verdict on that action is asked about."""
+    shown = [
+        Existing("id-h", "eat(meal) hurt: You eat the raw meal. You lost."),
+        Existing("id-e", "eat(meal) helped: You eat the meal. You scored 3 out of 3."),
+    ]
+    new = "eat(meal) helped: You eat the meal. You scored 4 out of 4."
+    p = plan_without_model(new, "action", "n", duplicate=False, existing=shown)
+    assert p.result == {"event": "UPDATE", "item_id": "id-e"}
+    assert p.ops == [UpdateOp(item_id="id-e", old_text=shown[1].text, new_text=new)]
+    assert plan_without_model(new, "action", "n", duplicate=False, existing=shown[:1]) is None
+    task = [Existing("id-t", "eat(meal) helped: read the recipe first")]
+    assert plan_without_model("cook first", "task", "n", duplicate=False, existing=task) is None
+
+
 def test_a_plan_round_trips_through_json():
     p = plan("DELETE", 1)
     assert UpdatePlan.model_validate_json(p.model_dump_json()) == p

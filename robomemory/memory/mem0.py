@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from robomemory.prompts.longterm import MemoryDecision, lesson_action
+from robomemory.prompts.longterm import MemoryDecision, lesson_action, lesson_key
 
 
 def content_hash(text: str) -> str:
@@ -74,14 +74,20 @@ def add(item_id: str, text: str, level: str | None, reason: str = "") -> UpdateP
 def plan_without_model(
     text: str, level: str | None, add_id: str, *, duplicate: bool, existing: Sequence[Existing]
 ) -> UpdatePlan | None:
-    """The plan when no decision is needed (empty, a known hash, nothing similar), else None:
-    the updater must be asked."""
+    """The plan when no decision is needed (empty, a known hash, nothing similar, an action
+    lesson whose action and verdict a shown lesson has), else None: the updater must be asked."""
     if not text.strip():
         return noop("empty")
     if duplicate:
         return noop("duplicate")
     if not existing:
         return add(add_id, text.strip(), level, reason="no similar items")
+    key = lesson_key(text)
+    same = [i for i, e in enumerate(existing) if key is not None and lesson_key(e.text) == key]
+    if same:  # the same action and verdict: its update is the new lesson itself, no question
+        return plan_decision(
+            MemoryDecision(event="UPDATE", id=same[0]), text, level, add_id, existing, {}
+        )
     return None
 
 

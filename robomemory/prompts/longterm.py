@@ -88,6 +88,12 @@ def lesson_action(text: str) -> str | None:
     return m["action"] if m else None
 
 
+def lesson_key(text: str) -> tuple[str, str] | None:
+    """(action, verdict) of an action lesson, or None when ``text`` is no action lesson."""
+    m = _LESSON.match(text.strip())
+    return (m["action"], m["verdict"]) if m else None
+
+
 def lesson_actions(text: str) -> tuple[list[str], list[str]]:
     """(helped, hurt) actions of the action lessons in ``text`` (e.g. recalled memory)."""
     helped: list[str] = []
