@@ -25,6 +25,7 @@ from robomemory.structured import GrammarOf, StructuredLLM
 log = logging.getLogger(__name__)
 
 EMBEDDING_DIM = 384
+REUSED_ANSWERS = 512  # first-try answers kept for identical greedy calls
 
 
 class ModelConfigError(ValueError):
@@ -104,6 +105,8 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
         slot_of=slot_of,
         deadline_s=cfg.deadline_s,
         grammar_of=grammar_of,
+        # greedy answers are the same for the same prompt: an identical call is answered again
+        reuse_answers=REUSED_ANSWERS if cfg.temperature == 0 else 0,
     )
 
 

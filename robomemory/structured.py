@@ -7,8 +7,10 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 import httpx
@@ -93,10 +95,12 @@ class Usage:
     completion_tokens: int = 0
     fallbacks: int = 0
     timeouts: int = 0
+    reused: int = 0  # answers given again for a call identical to an earlier one, no model call
     seconds: float = 0.0
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls
+        self.reused += other.reused
         self.prompt_tokens += other.prompt_tokens
         self.cached_tokens += other.cached_tokens
         self.completion_tokens += other.completion_tokens
@@ -112,6 +116,7 @@ class Usage:
             "completion_tokens": self.completion_tokens,
             "fallbacks": self.fallbacks,
             "timeouts": self.timeouts,
+            "reused": self.reused,
             "seconds": round(self.seconds, 4),
         }
 
@@ -146,6 +151,10 @@ class StructuredLLM:
     ``grammar_of`` turns a JSON schema into the server's grammar (llama.cpp): requests then
     carry that grammar for compact JSON (:func:`compact_json_schema`) instead of a
     ``response_format``, which llama.cpp's chat path converts without its whitespace option.
+    ``reuse_answers``: how many first-try answers to keep for a greedy model (temperature 0),
+    each given again, without a model call, to a call identical in schema, prompt and images
+    (0: every call asks the model). LangChain's own cache returns the cached call's token
+    counts, which would meter a reuse as a model call.
     """
 
     def __init__(
@@ -157,8 +166,11 @@ class StructuredLLM:
         slot_of: SlotOf | None = None,
         deadline_s: float = 600.0,
         grammar_of: GrammarOf | None = None,
+        reuse_answers: int = 0,
     ):
         self.chat_model = chat_model
+        self.reuse_answers = reuse_answers
+        self._answers: OrderedDict[tuple, BaseModel] = OrderedDict()
         self.max_retries = max_retries
         self.deadline_s = deadline_s
         self.vision = vision
@@ -194,6 +206,21 @@ class StructuredLLM:
                     )
             return self._runnables[key]
 
+    def reused(self, key: tuple) -> BaseModel | None:
+        """A copy of the kept answer to the call ``key``, or None."""
+        with self._lock:
+            if key not in self._answers:
+                return None
+            self._answers.move_to_end(key)
+            return self._answers[key].model_copy(deep=True)
+
+    def keep(self, key: tuple, answer: BaseModel) -> None:
+        """Keep a first-try answer (the oldest kept is dropped past ``reuse_answers``)."""
+        with self._lock:
+            self._answers[key] = answer.model_copy(deep=True)
+            while len(self._answers) > self.reuse_answers:
+                self._answers.popitem(last=False)
+
     def for_node(self, node: str) -> NodeLLM:
         """A metered view of this model for one node invocation."""
         return NodeLLM(self, node)
@@ -219,6 +246,13 @@ class NodeLLM:
         """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail
         or when the call's total time (``deadline_s``) is spent (no try starts after it)."""
         messages = build_messages(system, user, images if self.llm.vision else ())
+        key = None
+        if self.llm.reuse_answers:
+            key = (_schema_key(schema), system, user, tuple(images) if self.llm.vision else ())
+            if (answer := self.llm.reused(key)) is not None:
+                with self._lock:
+                    self.usage.reused += 1
+                return CallResult(answer, ok=True)  # type: ignore[arg-type]
         error: str | None = None
         deadline = time.monotonic() + self.llm.deadline_s
         tries = 0
@@ -248,15 +282,20 @@ class NodeLLM:
             self._meter(time.perf_counter() - started, out.get("raw"))
             _log_prompt(self.node, schema, system, user, out.get("raw"))
             parsed = out.get("parsed")
+            value: T | None = None
             if isinstance(parsed, schema):
-                return CallResult(parsed, ok=True)
-            if isinstance(parsed, dict):
+                value = parsed
+            elif isinstance(parsed, dict):
                 try:
-                    return CallResult(schema.model_validate(parsed), ok=True)
+                    value = schema.model_validate(parsed)
                 except ValidationError as exc:
                     error = str(exc)
             else:
                 error = str(out.get("parsing_error") or "no parsed output")
+            if value is not None:
+                if key is not None and attempt == 0:  # a retry samples: not the greedy answer
+                    self.llm.keep(key, value)
+                return CallResult(value, ok=True)
             log.warning("%s: unparseable answer (try %d): %s", self.node, attempt + 1, error)
             cut_offs += _finish_reason(out.get("raw")) == "length"  # cut, as the error above
             if cut_offs > 1:
@@ -279,6 +318,12 @@ class NodeLLM:
             self.usage.prompt_tokens += int(meta.get("input_tokens", 0) or 0)
             self.usage.cached_tokens += int(cached or 0)
             self.usage.completion_tokens += int(meta.get("output_tokens", 0) or 0)
+
+
+@lru_cache(maxsize=512)
+def _schema_key(schema: type[BaseModel]) -> str:
+    """A schema's JSON schema as text: calls with equal names but other choices differ."""
+    return json.dumps(schema.model_json_schema(), sort_keys=True)
 
 
 _prompt_log_lock = threading.Lock()

@@ -362,3 +362,45 @@ def test_the_grammar_schema_closes_every_object_to_its_own_fields():
         assert len(found) == n  # the answer, and a relation inside it
         assert all(o["additionalProperties"] is False for o in found)
     assert ExtractedTriples.model_json_schema().get("additionalProperties") is None  # a copy
+
+
+def test_a_greedy_model_answers_an_identical_call_again_without_a_request(monkeypatch):
+    """Same schema and prompt: the kept first-try answer, metered as reused, not a call."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    answers = iter([PLAN, {**PLAN, "reason": "second"}, {**PLAN, "reason": "third"}])
+    with FakeOpenAIServer(responder=lambda n, s, m: next(answers)) as srv:
+        node = _openai_llm(srv).for_node("planner")
+        first = node.call(Plan, "sys", "user", fallback=FALLBACK)
+        again = node.call(Plan, "sys", "user", fallback=FALLBACK)
+        other = node.call(Plan, "sys", "other user", fallback=FALLBACK)
+        requests = len(srv.requests)
+    assert first.value.reason == again.value.reason == "cold" and other.value.reason == "second"
+    assert again.value is not first.value  # a copy: a caller's change does not leak
+    assert requests == 2 and node.usage.calls == 2 and node.usage.reused == 1
+
+
+def test_a_sampling_model_and_a_retried_answer_are_never_reused(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    answers = iter(["not json", PLAN, {**PLAN, "reason": "asked again"}, PLAN, PLAN])
+    with FakeOpenAIServer(responder=lambda n, s, m: next(answers)) as srv:
+        node = _openai_llm(srv, max_retries=1).for_node("planner")
+        retried = node.call(Plan, "sys", "user", fallback=FALLBACK)
+        again = node.call(Plan, "sys", "user", fallback=FALLBACK)
+        sampled = _openai_llm(srv, temperature=0.7).for_node("planner")
+        sampled.call(Plan, "sys", "user", fallback=FALLBACK)
+        sampled.call(Plan, "sys", "user", fallback=FALLBACK)
+        requests = len(srv.requests)
+    assert retried.value.reason == "cold" and again.value.reason == "asked again"
+    assert requests == 5 and node.usage.reused == 0 and sampled.usage.reused == 0
+
+
+def test_kept_answers_are_bounded_oldest_dropped_first():
+    from robomemory.structured import StructuredLLM
+    from robomemory.testing import ScriptedChatModel
+
+    calls: list[int] = []
+    model = ScriptedChatModel(responder=lambda s, m: calls.append(1) or PLAN, calls=[])
+    node = StructuredLLM(model, max_retries=0, reuse_answers=2).for_node("planner")
+    for user in ("a", "b", "c", "c", "b", "a"):
+        node.call(Plan, "sys", user, fallback=FALLBACK)
+    assert len(calls) == 4 and node.usage.reused == 2  # "a" was dropped when "c" came

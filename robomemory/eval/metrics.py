@@ -156,15 +156,22 @@ def node_seconds_per_step(records: Sequence[EpisodeRecord]) -> dict[str, float]:
 
 
 def node_split_by_agent(records: Sequence[EpisodeRecord]) -> list[dict]:
-    """Per (agent, ablation) and node, per step: model calls, prompt tokens (and how many the
-    server's prompt cache reused), completion tokens and seconds."""
+    """Per (agent, ablation) and node, per step: model calls, answers reused without a call,
+    prompt tokens (and how many the server's prompt cache reused), completion tokens and
+    seconds."""
     rows = []
     for (agent, ablation), rs in group(records, ("agent", "ablation")).items():
         steps = sum(r.steps for r in rs) or 1
         totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         for r in rs:
             for node, usage in r.usage.items():
-                for key in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens"):
+                for key in (
+                    "calls",
+                    "reused",
+                    "prompt_tokens",
+                    "cached_tokens",
+                    "completion_tokens",
+                ):
                     totals[node][key] += float(usage.get(key, 0) or 0)
                 totals[node]["seconds"] += float(usage.get("wall_s", usage.get("seconds", 0)))
         for node, t in sorted(totals.items()):
@@ -175,7 +182,10 @@ def node_split_by_agent(records: Sequence[EpisodeRecord]) -> list[dict]:
                     "agent": agent,
                     "ablation": ablation,
                     "node": node,
-                    **{k: t[k] / steps for k in ("calls", "prompt_tokens", "cached_tokens")},
+                    **{
+                        k: t[k] / steps
+                        for k in ("calls", "reused", "prompt_tokens", "cached_tokens")
+                    },
                     "completion_tokens": t["completion_tokens"] / steps,
                     "s_per_step": t["seconds"] / steps,
                 }
