@@ -13,7 +13,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.config import MemoryConfig
-from robomemory.memory.consolidation import MAX_STEPS_SHOWN, consolidate
+from robomemory.memory.consolidation import consolidate
 from robomemory.memory.longterm import NewItem
 from robomemory.memory.system import MemorySystem
 from robomemory.structured import StructuredLLM
@@ -245,17 +245,6 @@ def test_consolidate_writes_both_kinds_concurrently_and_is_idempotent(system):
     assert again["skipped"] is True
     assert script.count("SemanticInsights") == 1 and len(system.history.changes()) == rows
     assert len(system.semantic.items()) == 2 and len(system.episodic.items()) == 1
-
-
-def test_the_creators_read_temporal_memory_only_for_steps_the_list_leaves_out(system):
-    script = creator_script()
-    _consolidate(system, script)
-    (prompt,) = script.prompts["SemanticInsights"]
-    assert "fridge is locked" in prompt and "went to the kitchen" not in prompt
-    long = [{**LOCKED[0], "step": i} for i in range(1, MAX_STEPS_SHOWN + 2)]
-    script = creator_script()
-    _consolidate(system, script, episode="ep2", trajectory=long)
-    assert "History:\n- went to the kitchen" in script.prompts["SemanticInsights"][0]
 
 
 def test_a_lesson_repeating_a_stored_actions_verdict_is_updated_without_the_updater(system):

@@ -117,7 +117,8 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
     ]
     split_cols = ["agent", "ablation", "node", "calls", "reused", "prompt_tokens", "cached_tokens"]
     parts += [
-        "\n## Per step by node: model calls, answers reused without a call, tokens (cached = reused by the prompt cache), s\n",
+        "\n## Per step by node: model calls, answers reused without a call, tokens (cached = "
+        "reused by the prompt cache), s\n",
         markdown_table(
             summary.get("node_split", []), [*split_cols, "completion_tokens", "s_per_step"]
         ),

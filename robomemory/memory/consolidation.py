@@ -2,8 +2,7 @@
 the two creators concurrently:
 
 - semantic: the long-term creator (a model call) writes action- and task-level insights from
-  the trajectory, spatial memory and the outcome (temporal memory too when the trajectory is
-  longer than the steps shown); the steps the world rewarded
+  the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
   (its score rose) are helped-lessons beside the creator's; each goes through the Mem0 update;
 - episodic: the creator summarizes the attempt with its outcome; same Mem0 update;
 - utility: every item retrieved during the task gets the MemRL Q update with r from the outcome,
@@ -142,10 +141,8 @@ def consolidate(
     started = time.perf_counter()
     reward = task_reward(success, score, max_score, system.cfg.utility)
     outcome = prompts.outcome_line(success, score, max_score)
-    # temporal memory summarizes the same steps: read only for those the step list leaves out
-    history = temporal_text if len(trajectory) > MAX_STEPS_SHOWN else ""
     user = prompts.creator_prompt(
-        task, outcome, render_trajectory(trajectory), history, spatial_text
+        task, outcome, render_trajectory(trajectory), temporal_text, spatial_text
     )
     # Q first, before any Mem0 write: an item the updater deletes below has its Q row by then,
     # also when a crash fell between its Q write and its row (the resume finds it via q_trace)
