@@ -265,6 +265,32 @@ def test_the_robots_place_and_holdings_follow_perception(script, llm):
     assert valid(mem) == {"I at kitchen"}
 
 
+def test_perception_settles_what_it_knows_without_asking_the_resolver(script, llm):
+    """The robot takes the cup and walks to the hall: its old place and the cup's old place are
+    outdated by perception, no resolver call; a thing seen moved still goes to the resolver."""
+    from robomemory.memory.base import SceneGrounding
+    from robomemory.memory.spatial import make_triple
+
+    mem = make_memory()
+    kitchen = SceneGrounding(names=["table", "cup", "knife"], place="kitchen")
+    first = [("I", "at", "kitchen"), ("table", "in", "kitchen"), ("cup", "on", "table")]
+    first += [("knife", "on", "table")]
+    new = [make_triple(*t) for t in first]
+    mem.update("obs", [], step=1, episode_id="ep", llm=llm, grounding=kitchen, new=new)
+    hall = SceneGrounding(names=[], place="hall", holding=["cup"])
+    new = mem.extract("", llm, hall)  # the robot's own facts: no model call
+    stats = mem.update("obs", ["cup"], step=2, episode_id="ep", llm=llm, grounding=hall, new=new)
+    assert script.prompts["ResolverDecision"] == [] and stats.sent_edges == 0
+    assert valid(mem) == {"I at hall", "I hold cup", "table in kitchen", "knife on table"}
+    back = SceneGrounding(names=["knife", "sink"], place="kitchen", holding=["cup"])
+    new = [*mem.extract("", llm, back), make_triple("knife", "in", "sink")]
+    script.decision = {"delete": [1]}
+    mem.update("obs", ["knife"], step=3, episode_id="ep", llm=llm, grounding=back, new=new)
+    prompt = script.prompts["ResolverDecision"][-1]
+    assert "1: knife on table" in prompt and "I at" not in prompt.split("New edges:")[0]
+    assert "knife in sink" in valid(mem) and "knife on table" not in valid(mem)
+
+
 def test_a_move_in_a_compass_direction_becomes_a_way_between_places(script, llm):
     """Walking east from the hall into the kitchen proves 'kitchen east_of hall'; the map's
     routes give it back as the way there. A move by name (navigate_to) proves no direction."""

@@ -20,6 +20,7 @@ from robomemory.memory.spatial_algorithm import (
     plan_merge,
     resolver_ids,
     select_local,
+    settle_by_perception,
     stale_robot_facts,
     thing_of,
     top_n,
@@ -133,6 +134,24 @@ def test_what_i_hold_is_the_thing_an_edge_places():
     local = select_local(view, set(), [T("I", "hold", "cup")], k=2, hub_degree=6)
     assert [t.id for t in local.candidates] == [4]  # cup on table: the cup moved to the robot
     assert thing_of(T("I", "hold", "cup")) == "cup" and thing_of(T("cup", "on", "table")) == "cup"
+
+
+def test_perception_settles_the_robot_and_what_it_holds_before_the_resolver():
+    """The robot walks into the kitchen holding the cup, and sees the knife in the sink:
+    'I at hall' is perception's to decide and 'cup on table' is false (a held thing is nowhere
+    else), so only the knife's move is left to the resolver, with its own evidence."""
+    view = ListView(HOUSE)
+    new = [T("I", "at", "kitchen"), T("I", "hold", "cup"), T("knife", "in", "sink")]
+    local = select_local(view, {"knife", "cup"}, new, k=1, hub_degree=6)
+    assert sorted(t.id for t in local.candidates) == [1, 4, 6]
+    settled, outdated = settle_by_perception(local, ["Cup"])
+    assert outdated == [4]  # cup on table
+    assert [t.id for t in settled.candidates] == [6]  # knife on table
+    assert [t.text() for t in settled.evidence] == ["knife in sink"]
+    alone, outdated = settle_by_perception(
+        select_local(view, {"cup"}, new[:2], k=1, hub_degree=6), ["cup"]
+    )
+    assert not alone.needs_resolver and alone.sent_edges == 0 and outdated == [4]
 
 
 def test_perception_outdates_the_robots_own_facts():

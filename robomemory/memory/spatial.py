@@ -19,6 +19,9 @@ Choices beyond the paper, for locality and safety (details in ``spatial_algorith
   G_new (the candidates, with ids), and the edges of G_new next to them (the evidence, without
   ids: the resolver can invalidate old edges but not drop what the robot observes now). It is
   asked only when there are both; otherwise G_new's fresh edges are merged as they are.
+- With grounding, perception settles what it is the authority on before the resolver is asked
+  (``settle_by_perception``): the robot's own old edges, and the old places of a thing it holds
+  now. The resolver is left the things seen moved from one holder to another.
 - The resolver's answer is all-or-nothing: if any operation names an unknown id or is malformed,
   every operation is rejected (counted in ``ops_rejected``). Rejected, unparseable or failed
   answers never delete: the old edges stay and G_new is added.
@@ -58,6 +61,7 @@ from robomemory.memory.spatial_algorithm import (
     resolver_ids,
     routes_of,
     select_local,
+    settle_by_perception,
     stale_robot_facts,
     top_n,
 )
@@ -204,6 +208,12 @@ class SpatialMemory:
                 k=self.cfg.k_hops,
                 hub_degree=self.cfg.hub_degree,
             )
+            stale: list[int] = []
+            if grounding is not None:
+                local, stale = settle_by_perception(local, grounding.holding)
+                stale += stale_robot_facts(
+                    self.store, grounding.place, grounding.holding, grounding.names
+                )
             stats = SpatialUpdateStats(
                 step=step,
                 sent_vertices=local.sent_vertices,
@@ -213,11 +223,6 @@ class SpatialMemory:
             )
             res = self._resolve(local, llm) if local.needs_resolver else Resolution(local.fresh)
             stats.ops_applied, stats.ops_rejected = res.applied, res.rejected
-            stale = []
-            if grounding is not None:
-                stale = stale_robot_facts(
-                    self.store, grounding.place, grounding.holding, grounding.names
-                )
             names = {n for t in res.add for n in (t.subject, t.object)}
             change = GraphChange(
                 key=key,

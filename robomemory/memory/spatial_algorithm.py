@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from robomemory.core import Route
@@ -210,6 +210,25 @@ def stale_robot_facts(
         elif t.relation == "hold" and (t.object in visible or (held and t.object not in held)):
             out.append(t.id)
     return sorted(out)
+
+
+def settle_by_perception(
+    local: LocalGraph, holding: Collection[str]
+) -> tuple[LocalGraph, list[int]]:
+    """Take off the resolver what perception already settles; return G_local with the
+    candidates left and the ids of the old edges perception makes false.
+
+    Perception is the authority on the robot itself: its own old edges ('I at', 'I hold')
+    are decided by :func:`stale_robot_facts`, and a thing the robot holds now is nowhere else,
+    so its old placements are false. Only the other candidates (a thing seen moved from one
+    holder to another) are put to the resolver."""
+    held = {normalize_name(h) for h in holding}
+    outdated = [c.id for c in local.candidates if c.subject != "I" and c.subject in held]
+    left = [c for c in local.candidates if c.subject != "I" and c.subject not in held]
+    things = {thing_of(c) for c in left}
+    evidence = [t for t in local.evidence if thing_of(t) in things] if left else []
+    settled = replace(local, candidates=left, evidence=evidence)
+    return settled, sorted(i for i in outdated if i is not None)
 
 
 def thing_of(t: Triple) -> str:
