@@ -98,14 +98,6 @@ def test_the_summarizer_sees_the_world_s_answer_not_the_action():
     assert len(long) == len("Observation:\n") + perceive.OBSERVATION_CHARS
 
 
-def test_the_query_generator_reads_the_names_perception_gives_instead_of_the_world_s_words():
-    named = perceive.perceive_user("go(east)", "A long room. A lamp on a desk.", "hall", ["lamp"])
-    assert named == "Last action: go(east)\nRobot is in: hall\nNames here: lamp"
-    bare = perceive.perceive_user(None, "A long room. A lamp on a desk.", "hall", [])
-    assert bare.endswith("Observation:\nA long room. A lamp on a desk.")
-    assert bare.startswith("Last action: none (task start)\n")
-
-
 def test_a_short_answer_of_the_world_is_its_own_summary():
     """No model call, and no chance of a wrong word, for what is already one short text."""
     short = perceive.verbatim_summary("You dice the\n\n red onion.", "kitchen")

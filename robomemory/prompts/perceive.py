@@ -52,16 +52,14 @@ def perceive_user(
     place: str | None = None,
     names: list[str] | None = None,
 ) -> str:
-    """The query generator's view of the step: the last action, the robot's place, and the
-    names the observation shows when perception knows them, else what the world answered.
-    Queries name things: given the names, the world's words again would be a second reading
-    of the summarizer's prompt."""
+    """The query generator's view of the step: the last action and what the world answered,
+    with the robot's place and the names the observation shows when perception knows them."""
     last = last_action or "none (task start)"
     head = f"Last action: {last}\n"
     if place:
         head += f"Robot is in: {place}\n"
     if names:
-        return f"{head}Names here: {', '.join(names)}"
+        head += f"Names here: {', '.join(names)}\n"
     return f"{head}Observation:\n{observation.strip()[:OBSERVATION_CHARS]}"
 
 
