@@ -377,6 +377,9 @@ def test_places_news_counts_the_things_besides_the_room():
     assert places_news(here, ["fridge", "carrot", "kitchen"])
     assert places_news(moved, ["counter", "kitchen"])  # a long answer or a move is read
     assert not places_news(moved, ["kitchen"])
+    read = SceneGrounding(place="kitchen", stayed=True)  # a long answer where it was
+    assert not places_news(read, ["milk", "kitchen"])
+    assert places_news(read, ["fridge", "milk", "kitchen"])
     assert places_news(SceneGrounding(short_here=True), ["apple", "fridge"])  # no room known
     assert not places_news(SceneGrounding(short_here=True), ["apple"])
 

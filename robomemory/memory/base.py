@@ -122,3 +122,9 @@ class SceneGrounding(BaseModel):
         description="the world answered in a line and the robot stayed where it was "
         "('You take the knife from the counter.')",
     )
+    stayed: bool = Field(
+        default=False,
+        description="the robot was here the step before too (not a task's first step): what "
+        "the world says here may be about a thing alone, not where it is ('You read the "
+        "recipe: milk ...')",
+    )

@@ -76,6 +76,7 @@ def scene_grounding(state: AgentState) -> SceneGrounding | None:
         text=obs.text,
         arrived_by=_arrived_by(state, obs.place),
         short_here=stayed and verbatim_summary(obs.text, obs.place) is not None,
+        stayed=bool(trajectory) and stayed,
     )
 
 
