@@ -121,9 +121,9 @@ def places_news(grounding: SceneGrounding, names: Sequence[str]) -> bool:
     scene's and its room, :func:`_grounded_names`) relate at least two things, and an answer
     in the same place names two besides the room. "You take the knife from the counter."
     names one: what moved is held, and the robot's own facts say so; a recipe read naming
-    the milk says nothing of where it is (a small model placed it in the room, over the map's
-    "milk in fridge"); "You open the fridge, revealing a carrot." names two and is read. A
-    room entered, or the task's first scene, is read for one thing too."""
+    the milk says nothing of where the milk is; "You open the fridge, revealing a carrot."
+    names two and is read. A room entered, or the task's first scene, is read for one thing
+    too."""
     room = 1 if grounding.place in names else 0
     here = grounding.short_here or grounding.stayed
     return len(names) - room >= (2 if here else 1) and len(names) >= 2
