@@ -418,5 +418,19 @@ def test_things_are_placed_in_the_place_their_holders_lead_to():
         "counter": "kitchen",
     }
     assert places_of_things(triples, max_hops=2)["box"] == "kitchen"
+    # Taken, then used up or put down unseen: where it was last found.
+    found = [
+        *triples,
+        t("carrot", "on", "shelf", gone=7),  # taken from the shelf, then used up
+        t("I", "hold", "carrot", gone=9),
+        t("pea", "in", "drawer", gone=3),  # no chain from the drawer to a place
+        t("spoon", "on", "counter", gone=2),  # moved into the drawer: its valid place wins
+    ]
+    later = Triple(subject="carrot", relation="at", object="garden", valid_from_step=1)
+    later.invalidated_at_step = 2
+    got = places_of_things([*found, later])
+    assert got["carrot"] == "kitchen"  # the shelf (step 0 to 7), not the garden (1 to 2)
+    assert "pea" not in got and "spoon" not in got
+    assert "knife" not in places_of_things([*found, t("knife", "on", "garden", gone=5)])
     assert "egg" not in places_of_things(triples, max_hops=2)
     assert places_of_things([]) == {}

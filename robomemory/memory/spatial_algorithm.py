@@ -403,26 +403,50 @@ def routes_of(triples: Iterable[Triple]) -> list[Route]:
 def places_of_things(triples: Iterable[Triple], max_hops: int = 3) -> dict[str, str]:
     """Where each thing of the map was last placed, as a place the robot stood at or a way
     led to: its valid placing edges followed up to ``max_hops`` ("cup in box", "box in
-    hall": the cup is in the hall), the nearest place first. The robot, the places and
-    what it holds are no things; a thing no chain leads from to a place is left out."""
+    hall": the cup is in the hall), the nearest place first. A thing with no valid place
+    that is not held now (taken and used up, or put down unseen) is given where it was last
+    found: the holder of its latest invalidated placing edge, followed the same way (a later
+    task in a world set back finds it there; one not set back sees it gone there). The
+    robot, the places and what it holds are no things; a thing no chain leads from to a
+    place is left out."""
     triples = list(triples)
     places = {t.object for t in triples if t.subject == "I" and t.relation == "at"}
     places |= {p for r in routes_of(triples) for p in (r.src, r.dst)}
     held = {t.object for t in triples if t.valid and t.subject == "I" and t.relation == "hold"}
     holders: dict[str, list[str]] = {}
+    found: dict[str, Triple] = {}  # each thing's latest invalidated placing edge
     for t in triples:
-        if t.valid and t.relation in PLACEMENT_RELATIONS and t.subject != "I":
-            holders.setdefault(t.subject, []).append(t.object)
-    out: dict[str, str] = {}
-    for thing in holders:
-        if thing in places or thing in held:
+        if t.relation not in PLACEMENT_RELATIONS or t.subject == "I":
             continue
-        frontier, visited = [thing], {thing}
-        for _ in range(max_hops):
+        if t.valid:
+            holders.setdefault(t.subject, []).append(t.object)
+        elif (last := found.get(t.subject)) is None or _placed_later(t, last):
+            found[t.subject] = t
+
+    def place_of(start: list[str]) -> str | None:
+        if place := next((h for h in start if h in places), None):
+            return place
+        frontier, visited = start, set(start)
+        for _ in range(max_hops - 1):
             frontier = [h for n in frontier for h in holders.get(n, []) if h not in visited]
             visited.update(frontier)
-            place = next((h for h in frontier if h in places), None)
-            if place is not None:
-                out[thing] = place
-                break
+            if place := next((h for h in frontier if h in places), None):
+                return place
+        return None
+
+    out: dict[str, str] = {}
+    for thing in [*holders, *(t for t in found if t not in holders)]:
+        if thing in places or thing in held:
+            continue
+        place = place_of(holders[thing] if thing in holders else [found[thing].object])
+        if place is not None:
+            out[thing] = place
     return out
+
+
+def _placed_later(a: Triple, b: Triple) -> bool:
+    """Whether invalidated placing edge ``a`` held later than ``b``: it ended later."""
+    return (a.invalidated_at_step or 0, a.valid_from_step) > (
+        b.invalidated_at_step or 0,
+        b.valid_from_step,
+    )
