@@ -247,6 +247,27 @@ def test_consolidate_writes_both_kinds_concurrently_and_is_idempotent(system):
     assert len(system.semantic.items()) == 2 and len(system.episodic.items()) == 1
 
 
+def test_every_attempt_is_recorded_as_an_episode_without_the_updater(system):
+    """A second attempt at the same task is another episode, however similar its record: the
+    updater (which could answer NOOP) is not asked; only a record already held is skipped."""
+    first = _consolidate(system, creator_script(), episode="ep1")
+    script = Script(
+        SemanticInsights={"helped": [], "hurt": [], "task": []},
+        EpisodeRecord={"summary": "Tried to open the locked fridge again; it failed again."},
+        MemoryDecision={"event": "NOOP"},
+    )
+    second = _consolidate(system, script, episode="ep2")
+    assert first["episodic"]["ADD"] == 1 and second["episodic"]["ADD"] == 1
+    assert script.count("MemoryDecision") == 0
+    assert len(system.episodic.items()) == 2
+    same = Script(
+        SemanticInsights={"helped": [], "hurt": [], "task": []},
+        EpisodeRecord={"summary": "Tried to open the locked fridge again; it failed again."},
+    )
+    third = _consolidate(system, same, episode="ep3", success=False, score=1, max_score=2)
+    assert third["episodic"]["NOOP"] == 1 and len(system.episodic.items()) == 2
+
+
 def test_a_lesson_repeating_a_stored_actions_verdict_is_updated_without_the_updater(system):
     seed(system, "open(fridge) hurt: The fridge is stuck.")
     script = creator_script()

@@ -94,6 +94,11 @@ def test_no_model_needed():
     assert first.result == {"event": "ADD", "item_id": "n", "reason": "no similar items"}
     assert first.ops == [AddOp(item_id="n", text="x", level="task")]
     assert p("x") is None  # the updater decides
+    episode = plan_without_model(" x ", None, "n", duplicate=False, existing=SHOWN, event=True)
+    assert episode.result == {"event": "ADD", "item_id": "n", "reason": "a new event"}
+    assert p("x", duplicate=True, existing=[]).result["event"] == "NOOP"
+    known = plan_without_model("x", None, "n", duplicate=True, existing=[], event=True)
+    assert known.result == {"event": "NOOP", "reason": "duplicate"}
 
 
 def test_an_action_lesson_with_a_shown_lessons_action_and_verdict_needs_no_updater():

@@ -2,7 +2,9 @@
 update ("Mem0: Building Production-Ready AI Agents with Scalable Long-Term Memory")
 and MemRL two-phase retrieval and utility (see utility.py).
 
-Semantic items have a ``level`` ("action" or "task"); episodic items record one task attempt.
+Semantic items have a ``level`` ("action" or "task"); episodic items record one task attempt
+each, and every attempt is kept (the paper's episodic memory records every trajectory): an
+episode is added unless its text is known, the updater decides for semantic items only.
 Similarity to a request is the larger of cos(query, item text) and cos(task, item intent).
 
 Retrieval embeds the step's queries through the robot's shared embedding cache (so the
@@ -205,7 +207,8 @@ class LongTermMemory:
         add_id = point_id(self.collection, episode_id, str(idx))
         duplicate = bool(text) and self.store.find_hash(content_hash(text)) is not None
         existing: list[Existing] = []
-        if text and not duplicate:
+        event = self.kind == "episodic"  # each episode is its own happening
+        if text and not duplicate and not event:
             where = {"level": item.level} if item.level else None
             vec = self.embedder.embed_query(text)
             (hits,) = self.store.search(
@@ -213,7 +216,7 @@ class LongTermMemory:
             )
             existing = mem0.comparable(text, [Existing(h.id, h.text) for h in hits])
         plan = mem0.plan_without_model(
-            text, item.level, add_id, duplicate=duplicate, existing=existing
+            text, item.level, add_id, duplicate=duplicate, existing=existing, event=event
         )
         if plan is not None:
             return plan

@@ -72,14 +72,24 @@ def add(item_id: str, text: str, level: str | None, reason: str = "") -> UpdateP
 
 
 def plan_without_model(
-    text: str, level: str | None, add_id: str, *, duplicate: bool, existing: Sequence[Existing]
+    text: str,
+    level: str | None,
+    add_id: str,
+    *,
+    duplicate: bool,
+    existing: Sequence[Existing],
+    event: bool = False,
 ) -> UpdatePlan | None:
     """The plan when no decision is needed (empty, a known hash, nothing similar, an action
-    lesson whose action and verdict a shown lesson has), else None: the updater must be asked."""
+    lesson whose action and verdict a shown lesson has, an ``event``), else None: the updater
+    must be asked. ``event``: the record of one happening (an episode), new unless its text is
+    known; a similar record is another happening, not the same fact."""
     if not text.strip():
         return noop("empty")
     if duplicate:
         return noop("duplicate")
+    if event:
+        return add(add_id, text.strip(), level, reason="a new event")
     if not existing:
         return add(add_id, text.strip(), level, reason="no similar items")
     key = lesson_key(text)
