@@ -4,7 +4,8 @@ the two creators concurrently:
 - semantic: the long-term creator (a model call) writes action- and task-level insights from
   the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
   (its score rose) are helped-lessons beside the creator's; each goes through the Mem0 update;
-- episodic: the creator summarizes the attempt with its outcome; same Mem0 update;
+- episodic: the creator summarizes the attempt with its outcome; added as a new event (no
+  updater: every attempt is kept, the paper's episodic memory records every trajectory);
 - utility: every item retrieved during the task gets the MemRL Q update with r from the outcome,
   before any Mem0 write (so an item deleted below keeps its Q history row, crash or not).
 
