@@ -48,9 +48,15 @@ def test_huge_observations_and_task_are_cut_to_the_configured_bounds(tmp_path):
         prompts.append(message_text(messages))
         return {"event": "ADD"}
 
+    # a task lesson a run, each other's similar item: the second one asks the updater
+    lessons = iter(["read the recipe first " + "r" * 150, "cook what it says " + "s" * 150])
+
+    def insights(_messages):
+        return {"helped": [], "hurt": [], "task": [next(lessons)]}
+
     cfg = AgentConfig(robot_id="big-bot", max_steps=4)
     cfg.memory.data_dir = tmp_path / "memory"
-    llm = scripted_llm({"MemoryDecision": decision})
+    llm = scripted_llm({"MemoryDecision": decision, "SemanticInsights": insights})
     world = HugeWorld(TextWorldExecutor(bundled_game("cooking_1room")))
     embedder = DeterministicFakeEmbedding(size=32)
     task = "cook the meal " + "t" * 1_000_000
