@@ -60,6 +60,7 @@ class AgentState(TypedDict, total=False):
     relations: list[list[str]] | None  # G_new [subject, relation, object] from the world's words
     # memory
     temporal: list[str]
+    compressed: dict[str, str] | None  # {"of": buffer_key, "summary"}: made beside perceive
     recalled: Annotated[dict[str, str], merge_dicts]
     in_view: Annotated[dict[str, list[str]], merge_dicts]  # long-term lines recalled this task
     condensed: list[dict]

@@ -406,3 +406,27 @@ def test_what_the_world_says_a_thing_is_does_a_recipe_instruction(agent_config, 
     prompts = _planner_prompts(agent_config, make_agent, "cooking_6rooms", steps)
     assert "fry the chicken breast" in prompts[4].split("Notes (read):")[1]  # the recipe says so
     assert _left(prompts[4]) == _left(prompts[5]) == "prepare meal"
+
+
+def test_the_temporal_compression_is_made_beside_perception(agent_config, make_agent):
+    """A full temporal buffer is compressed by the compress node, in perception's superstep,
+    from the entries before the step's own; the temporal branch then asks nothing and puts
+    that summary at the front, as the sequential update would."""
+    prompts: list[str] = []
+
+    def compress(messages):
+        prompts.append(message_text(messages))
+        return {"summary": f"compressed {len(prompts)}"}
+
+    llm = scripted_llm(
+        {"Plan": walkthrough_planner("cooking_1room"), "TemporalSummary": compress, **APPROVE}
+    )
+    agent_config.memory.temporal.capacity = 2
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    result = agent.run(thread_id="compress")
+    assert result.usage["compress"]["runs"] == result.steps
+    assert result.usage["compress"]["calls"] == len(prompts) >= 1
+    assert result.usage["temporal"]["calls"] == 0
+    assert "step 1:" in prompts[0] and "step 2:" not in prompts[0]  # before step 2's entry
+    state = agent.state("compress")
+    assert state["temporal"][0] == f"compressed {len(prompts)}" and len(state["temporal"]) <= 2

@@ -15,6 +15,7 @@ def test_nodes_and_edges():
         "start",
         "perceive",
         "relations",
+        "compress",
         *BRANCHES,
         "recall",
         "planner",
@@ -24,17 +25,19 @@ def test_nodes_and_edges():
     } <= nodes
     edges = _edges(g)
     assert ("__start__", "start") in edges
-    assert {("start", "perceive"), ("start", "relations")} <= edges
+    assert {("start", "perceive"), ("start", "relations"), ("start", "compress")} <= edges
     for branch in BRANCHES:
         assert ("perceive", branch) in edges, branch
         assert (branch, "recall") in edges, branch
     assert [t for s, t in edges if s == "relations"] == ["spatial"]
+    assert [t for s, t in edges if s == "compress"] == ["temporal"]
     assert {("recall", "planner"), ("recall", "critic")} <= edges
     assert {("critic", "executor"), ("critic", "planner")} <= edges
     assert ("planner", "executor") in edges
     assert {
         ("executor", "perceive"),
         ("executor", "relations"),
+        ("executor", "compress"),
         ("executor", "consolidate"),
     } <= edges
     assert ("consolidate", "__end__") in edges

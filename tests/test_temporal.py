@@ -71,3 +71,16 @@ def test_a_failed_compression_of_long_entries_keeps_the_latest_text():
 def test_fallback_join_is_truncated_keeping_the_latest_text():
     text = fallback_compress(["x" * 300, "y" * 300], max_chars=100)
     assert len(text) == 100 and text.endswith("y" * 50) and text.startswith("…")
+
+
+def test_a_compression_made_beforehand_is_used_without_a_call():
+    """The compress node compresses a full buffer beside perception; the update then uses its
+    summary where it would have asked the model, and the buffer is the same."""
+    model, llm = make_llm(lambda m: {"summary": "asked"})
+    mem = TemporalMemory(TemporalConfig(capacity=3))
+    assert not mem.due(["a", "b"]) and mem.due(["a", "b", "c"])
+    assert mem.update(["a", "b", "c"], "d", llm, compressed="early") == ["early", "d"]
+    assert model.calls == []
+    assert mem.update(["a", "b"], "c", llm, compressed="early") == ["a", "b", "c"]  # not due
+    assert mem.update(["a", "b", "c"], "d", llm) == ["asked", "d"]
+    assert model.calls == ["TemporalSummary"]

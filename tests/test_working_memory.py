@@ -8,7 +8,12 @@ import os
 
 from robomemory.memory.condenser import render
 from robomemory.memory.temporal import entry_step
-from robomemory.nodes.memory_branches import keep_in_view, temporal_entry
+from robomemory.nodes.memory_branches import (
+    buffer_key,
+    compressed_for,
+    keep_in_view,
+    temporal_entry,
+)
 from robomemory.nodes.recall import memory_events
 
 
@@ -84,3 +89,11 @@ def test_long_term_lines_recalled_in_a_task_stay_in_view_in_the_order_first_reca
     assert keep_in_view([], [eat, eat]) == [eat]
     lines = [f"- line {i}" for i in range(9)]
     assert keep_in_view(lines[:4], lines[4:], limit=6) == lines[3:]  # bounded: oldest go
+
+
+def test_a_compression_is_used_only_for_the_buffer_it_was_made_of():
+    made = {"of": buffer_key(["a", "b"]), "summary": "a then b"}
+    assert compressed_for(made, ["a", "b"]) == "a then b"
+    assert compressed_for(made, ["a", "b", "c"]) is None  # another step's buffer
+    assert compressed_for(made, ["a b"]) is None  # entries, not their joined text
+    assert compressed_for(None, ["a", "b"]) is None

@@ -25,6 +25,7 @@ PHASES: dict[str, str] = {
     "start": "start: opening the task",
     "perceive": "perceive: summarising the observation",
     "relations": "relations: where things are, from the world's words",
+    "compress": "compress: the oldest steps in one summary",
     "temporal": "temporal",
     "spatial": "spatial",
     "semantic": "semantic",

@@ -10,7 +10,14 @@ from robomemory.context import AgentContext
 from robomemory.nodes.consolidate import consolidate
 from robomemory.nodes.critic import critic
 from robomemory.nodes.executor import executor
-from robomemory.nodes.memory_branches import episodic, relations, semantic, spatial, temporal
+from robomemory.nodes.memory_branches import (
+    compress,
+    episodic,
+    relations,
+    semantic,
+    spatial,
+    temporal,
+)
 from robomemory.nodes.perceive import perceive
 from robomemory.nodes.planner import planner
 from robomemory.nodes.recall import recall
@@ -19,8 +26,11 @@ from robomemory.state import AgentState, approves
 
 BRANCHES = ("temporal", "spatial", "semantic", "episodic")
 # Run at the start of every step: the information preprocessor and, beside it, the spatial
-# relation retriever (it reads the world's words, not the summary; see nodes.memory_branches).
-PERCEPTION = ("perceive", "relations")
+# relation retriever (it reads the world's words, not the summary) and the temporal memory's
+# compression (of the buffer before this step's entry); see nodes.memory_branches.
+PERCEPTION = ("perceive", "relations", "compress")
+# The branches that wait for a node of perception besides perceive.
+JOINS = {"spatial": ["perceive", "relations"], "temporal": ["perceive", "compress"]}
 
 
 def route_after_recall(state: AgentState) -> Literal["critic", "planner"]:
@@ -54,6 +64,7 @@ def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext
     g.add_node("start", start)
     g.add_node("perceive", perceive)
     g.add_node("relations", relations)
+    g.add_node("compress", compress)
     for name, fn in zip(BRANCHES, (temporal, spatial, semantic, episodic), strict=True):
         g.add_node(name, fn)
     g.add_node("recall", recall)
@@ -67,10 +78,7 @@ def build_graph(critic_enabled: bool = True, context_schema: type = AgentContext
     for name in PERCEPTION:
         g.add_edge("start", name)
     for name in BRANCHES:
-        if name == "spatial":  # waits for the relations too
-            g.add_edge(list(PERCEPTION), name)
-        else:
-            g.add_edge("perceive", name)
+        g.add_edge(JOINS.get(name, "perceive"), name)
     g.add_edge(list(BRANCHES), "recall")
     if critic_enabled:
         g.add_conditional_edges("recall", route_after_recall, ["planner", "critic"])

@@ -51,9 +51,16 @@ class TemporalMemory:
     def __init__(self, cfg: TemporalConfig):
         self.cfg = cfg
 
-    def update(self, buffer: list[str], summary: str, llm: NodeLLM) -> list[str]:
+    def due(self, buffer: list[str]) -> bool:
+        """Whether the next entry overflows N: then ``buffer``, all of it, is compressed."""
+        return len(buffer) >= self.cfg.capacity
+
+    def update(
+        self, buffer: list[str], summary: str, llm: NodeLLM, compressed: str | None = None
+    ) -> list[str]:
         """Append ``summary``; if that exceeds N, one model call compresses the N oldest entries
-        into a single summary placed at the front (before the newest entry).
+        into a single summary placed at the front (before the newest entry). ``compressed``:
+        :meth:`compress` of ``buffer`` already done (beside perception), used instead of a call.
 
         Returns the new buffer; ``buffer`` is not modified. An empty summary changes nothing.
         """
@@ -65,10 +72,12 @@ class TemporalMemory:
         if len(entries) <= self.cfg.capacity:
             return entries
         oldest, newest = entries[:-1], entries[-1:]
-        compressed = self._compress(oldest, llm)
+        if compressed is None:
+            compressed = self.compress(oldest, llm)
         return [compressed, *newest]
 
-    def _compress(self, entries: list[str], llm: NodeLLM) -> str:
+    def compress(self, entries: list[str], llm: NodeLLM) -> str:
+        """One model call: ``entries`` as one summary (the fallback join if the model fails)."""
         result = llm.call(
             prompts.TemporalSummary,
             prompts.SYSTEM,

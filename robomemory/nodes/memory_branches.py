@@ -6,6 +6,8 @@ episodic) only retrieve here and update at consolidate.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -28,8 +30,36 @@ def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         return run.finish({"recalled": {"temporal": ""}})
     trajectory = state.get("trajectory") or []
     entry = temporal_entry(state["summary"], trajectory[-1] if trajectory else None)
-    buffer = module.update(list(state.get("temporal") or []), entry, run.llm)
+    buffer = list(state.get("temporal") or [])
+    early = compressed_for(state.get("compressed"), buffer)
+    buffer = module.update(buffer, entry, run.llm, compressed=early)
     return run.finish({"temporal": buffer, "recalled": {"temporal": module.render(buffer)}})
+
+
+def compress(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    """The temporal memory's compression, beside perceive: a full buffer overflows with the
+    step's entry whatever it says, and what is compressed (the whole buffer) is known before
+    the step's summary, so its model call is batched with perception's instead of following
+    them. The temporal branch uses it when it was made of the buffer it holds."""
+    run = NodeRun("compress", runtime)
+    module = run.ctx.memory.temporal
+    buffer = list(state.get("temporal") or [])
+    if not run.ctx.config.memory.temporal.enabled or not module.due(buffer):
+        return run.finish({"compressed": None})
+    summary = module.compress(buffer, run.llm)
+    return run.finish({"compressed": {"of": buffer_key(buffer), "summary": summary}})
+
+
+def buffer_key(buffer: list[str]) -> str:
+    """A short digest of a temporal buffer (which buffer a compression was made of)."""
+    return hashlib.sha1("\x1f".join(buffer).encode()).hexdigest()[:16]
+
+
+def compressed_for(compressed: Mapping[str, str] | None, buffer: list[str]) -> str | None:
+    """The summary the compress node made of ``buffer``; None if it made none of this one."""
+    if compressed and compressed.get("of") == buffer_key(buffer):
+        return compressed["summary"]
+    return None
 
 
 def temporal_entry(summary: str, last: TrajectoryStep | None) -> str:
