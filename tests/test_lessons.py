@@ -134,3 +134,17 @@ def test_a_lost_attempt_says_which_step_lost_it_and_the_next_is_not_offered_it()
     again = [Action(verb="chop", args=["red apple"]), Action(verb="slice", args=["red apple"])]
     shown = offered_candidates(again, [], "kitchen", lessons=(helped, hurt))
     assert [str(a) for a in shown] == ["slice(red apple)"]
+
+
+def test_without_task_lessons_the_answer_ends_after_the_action_lessons():
+    """The same name (prompt slot, scripted answers) and the same grounded action choices."""
+    steps = ("pick_up(red onion)", "cook(red onion, oven)")
+    full, short = insights_model(steps), insights_model(steps, task_lessons=False)
+    assert short.__name__ == full.__name__ == "SemanticInsights"
+    assert set(short.model_fields) == {"helped", "hurt"}
+    for field in ("helped", "hurt"):
+        assert (
+            short.model_json_schema()["properties"][field]
+            == full.model_json_schema()["properties"][field]
+        )
+    assert set(insights_model((), task_lessons=False).model_fields) == {"helped", "hurt"}

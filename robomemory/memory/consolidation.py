@@ -4,6 +4,7 @@ the two creators concurrently:
 - semantic: the long-term creator (a model call) writes action- and task-level insights from
   the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
   (its score rose) are helped-lessons beside the creator's; each goes through the Mem0 update;
+  task lessons are asked only of a task that recalled none (:func:`recalled_task_lessons`);
 - episodic: the creator summarizes the attempt with its outcome; added as a new event (no
   updater: every attempt is kept, the paper's episodic memory records every trajectory);
 - utility: every item retrieved during the task gets the MemRL Q update with r from the outcome,
@@ -154,7 +155,15 @@ def consolidate(
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="consolidate") as pool:
         if system.semantic is not None:
             jobs["semantic"] = pool.submit(
-                _semantic, system.semantic, user, task, trajectory, episode_id, llm, lost
+                _semantic,
+                system.semantic,
+                user,
+                task,
+                trajectory,
+                episode_id,
+                llm,
+                lost,
+                retrieved_ids,
             )
         if system.episodic is not None:
             jobs["episodic"] = pool.submit(
@@ -200,21 +209,31 @@ def _semantic(
     episode_id: str,
     llm: NodeLLM,
     lost: bool = False,
+    retrieved_ids: Sequence[str] = (),
 ) -> dict:
     said = {str(s.get("action")): str(s.get("message", "")) for s in trajectory}  # last answer
-    schema = prompts.insights_model(tuple(said))
+    task_lessons = not recalled_task_lessons(memory, retrieved_ids)
+    schema = prompts.insights_model(tuple(said), task_lessons)
 
     def make() -> list[NewItem]:
         ask = prompts.creator_ask(user, prompts.SEMANTIC_ASK)
         res = llm.call(schema, prompts.CREATOR_SYSTEM, ask, fallback=schema)
         hurt = list(dict.fromkeys([*losing_steps(trajectory, lost), *res.value.hurt]))
         items = action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
-        items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
+        if isinstance(res.value, prompts.SemanticInsights):
+            items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         return [i for i in items if i.text.strip()]
 
     created = _created(memory, episode_id, make)
     decisions = memory.add_items(created, task=task, episode_id=episode_id, llm=llm)
-    return _summary(created, decisions)
+    return {**_summary(created, decisions), "task_lessons_asked": task_lessons}
+
+
+def recalled_task_lessons(memory: LongTermMemory, retrieved_ids: Sequence[str]) -> bool:
+    """Whether the task recalled a task lesson: the creator then writes none, as the Mem0
+    updater, comparing a new one with the lessons of that task, answered NOOP to every one."""
+    found = memory.store.get(list(retrieved_ids)) if retrieved_ids else {}
+    return any(meta.get("level") == "task" for _text, meta in found.values())
 
 
 def _episodic(

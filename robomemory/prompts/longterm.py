@@ -45,27 +45,36 @@ MERGER_SYSTEM = (
 )
 
 
-class SemanticInsights(BaseModel):
-    """Semantic memory items created at task end: task lessons in words; the action lessons
-    are steps of the trajectory (see :func:`insights_model`, which grounds them)."""
+class ActionInsights(BaseModel):
+    """The action lessons of a finished task: steps of the trajectory that helped or hurt
+    (see :func:`insights_model`, which grounds them)."""
 
     helped: list[str] = Field(default_factory=list, max_length=3)
     hurt: list[str] = Field(default_factory=list, max_length=2)
+
+
+class SemanticInsights(ActionInsights):
+    """Semantic memory items created at task end: the action lessons and task lessons in
+    words."""
+
     task: list[Sentence] = Field(
         default_factory=list, max_length=2, description="Task lessons (sentences)."
     )
 
 
 @lru_cache(maxsize=64)
-def insights_model(steps: tuple[str, ...]) -> type[SemanticInsights]:
+def insights_model(steps: tuple[str, ...], task_lessons: bool = True) -> type[ActionInsights]:
     """The creator's answer for a trajectory: ``helped`` and ``hurt`` may only name its steps
-    (``verb(args)`` texts), so an action lesson is about an action that really happened."""
+    (``verb(args)`` texts), so an action lesson is about an action that really happened.
+    Without ``task_lessons`` the answer ends after ``hurt`` (the same prompt, slot and name:
+    its action lessons are the same tokens)."""
+    base = SemanticInsights if task_lessons else ActionInsights
     if not steps:
-        return SemanticInsights
+        return base if task_lessons else create_model("SemanticInsights", __base__=base)
     Step = Literal[steps]  # type: ignore[valid-type]
     return create_model(
         "SemanticInsights",
-        __base__=SemanticInsights,
+        __base__=base,
         helped=(list[Step], Field(default_factory=list, max_length=3)),
         hurt=(list[Step], Field(default_factory=list, max_length=2)),
     )
