@@ -136,15 +136,18 @@ def test_a_lost_attempt_says_which_step_lost_it_and_the_next_is_not_offered_it()
     assert [str(a) for a in shown] == ["slice(red apple)"]
 
 
-def test_without_task_lessons_the_answer_ends_after_the_action_lessons():
-    """The same name (prompt slot, scripted answers) and the same grounded action choices."""
+def test_without_task_lessons_the_task_list_must_be_empty():
+    """The same name (prompt slot, scripted answers), fields and grounded action choices: the
+    grammar differs only in the task list, which must be empty."""
     steps = ("pick_up(red onion)", "cook(red onion, oven)")
     full, short = insights_model(steps), insights_model(steps, task_lessons=False)
     assert short.__name__ == full.__name__ == "SemanticInsights"
-    assert set(short.model_fields) == {"helped", "hurt"}
-    for field in ("helped", "hurt"):
-        assert (
-            short.model_json_schema()["properties"][field]
-            == full.model_json_schema()["properties"][field]
-        )
-    assert set(insights_model((), task_lessons=False).model_fields) == {"helped", "hurt"}
+    a, b = full.model_json_schema(), short.model_json_schema()
+    assert list(a["properties"]) == list(b["properties"]) == ["helped", "hurt", "task"]
+    assert a["properties"]["helped"] == b["properties"]["helped"]
+    assert a["properties"]["hurt"] == b["properties"]["hurt"]
+    assert (a["properties"]["task"]["maxItems"], b["properties"]["task"]["maxItems"]) == (2, 0)
+    with pytest.raises(ValidationError):
+        short.model_validate({"task": ["wash the knife"]})
+    bare = insights_model((), task_lessons=False).model_json_schema()
+    assert bare["properties"]["task"]["maxItems"] == 0

@@ -516,26 +516,29 @@ def test_consolidation_keeps_the_winning_step_the_creator_left_out(system):
 
 
 def test_task_lessons_are_asked_only_of_a_task_that_recalled_none(system):
-    """A task that recalled a task lesson gets the creator's same question, its answer
-    ending after the action lessons (no task field to write); one that recalled none is
-    asked for task lessons, which go through the Mem0 update."""
+    """A task that recalled a task lesson gets the creator's same question and schema, its
+    task list bound to be empty; one that recalled none is asked for task lessons, which go
+    through the Mem0 update."""
     known = seed(system, "read the recipe before you cook", level="task")
-    fields: list[set[str]] = []
+    room: list[int] = []
 
     def answer(schema, messages):
         if schema.__name__ == "MemoryDecision":
             return {"event": "ADD"}
         if schema.__name__ == "EpisodeRecord":
             return {"summary": "Tried the fridge."}
-        fields.append(set(schema.model_fields))
-        lesson = {"task": ["unlock the fridge before you open it"]}
-        return {"helped": [], "hurt": [], **(lesson if "task" in schema.model_fields else {})}
+        room.append(schema.model_json_schema()["properties"]["task"]["maxItems"])
+        return {
+            "helped": [],
+            "hurt": [],
+            "task": ["unlock the fridge before you open it"][: room[-1]],
+        }
 
     recalled = _consolidate(system, answer, "recalled", retrieved=[known])
-    assert fields == [{"helped", "hurt"}] and not recalled["semantic"]["task_lessons_asked"]
+    assert room == [0] and not recalled["semantic"]["task_lessons_asked"]
     assert [i.text for i in system.semantic.items() if i.level == "task"] == [
         "read the recipe before you cook"
     ]
     asked = _consolidate(system, answer, "none recalled")
-    assert fields[1] == {"helped", "hurt", "task"} and asked["semantic"]["task_lessons_asked"]
+    assert room[1] == 2 and asked["semantic"]["task_lessons_asked"]
     assert "unlock the fridge before you open it" in {i.text for i in system.semantic.items()}

@@ -220,8 +220,7 @@ def _semantic(
         res = llm.call(schema, prompts.CREATOR_SYSTEM, ask, fallback=schema)
         hurt = list(dict.fromkeys([*losing_steps(trajectory, lost), *res.value.hurt]))
         items = action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
-        if isinstance(res.value, prompts.SemanticInsights):
-            items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
+        items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         return [i for i in items if i.text.strip()]
 
     created = _created(memory, episode_id, make)

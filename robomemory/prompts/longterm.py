@@ -45,39 +45,37 @@ MERGER_SYSTEM = (
 )
 
 
-class ActionInsights(BaseModel):
-    """The action lessons of a finished task: steps of the trajectory that helped or hurt
-    (see :func:`insights_model`, which grounds them)."""
+class SemanticInsights(BaseModel):
+    """Semantic memory items created at task end: task lessons in words; the action lessons
+    are steps of the trajectory (see :func:`insights_model`, which grounds them)."""
 
     helped: list[str] = Field(default_factory=list, max_length=3)
     hurt: list[str] = Field(default_factory=list, max_length=2)
-
-
-class SemanticInsights(ActionInsights):
-    """Semantic memory items created at task end: the action lessons and task lessons in
-    words."""
-
     task: list[Sentence] = Field(
         default_factory=list, max_length=2, description="Task lessons (sentences)."
     )
 
 
 @lru_cache(maxsize=64)
-def insights_model(steps: tuple[str, ...], task_lessons: bool = True) -> type[ActionInsights]:
+def insights_model(steps: tuple[str, ...], task_lessons: bool = True) -> type[SemanticInsights]:
     """The creator's answer for a trajectory: ``helped`` and ``hurt`` may only name its steps
     (``verb(args)`` texts), so an action lesson is about an action that really happened.
-    Without ``task_lessons`` the answer ends after ``hurt`` (the same prompt, slot and name:
-    its action lessons are the same tokens)."""
-    base = SemanticInsights if task_lessons else ActionInsights
-    if not steps:
-        return base if task_lessons else create_model("SemanticInsights", __base__=base)
-    Step = Literal[steps]  # type: ignore[valid-type]
-    return create_model(
-        "SemanticInsights",
-        __base__=base,
-        helped=(list[Step], Field(default_factory=list, max_length=3)),
-        hurt=(list[Step], Field(default_factory=list, max_length=2)),
-    )
+    Without ``task_lessons`` the task list must be empty: the same fields in the same order, so
+    the grammar, and the greedy answer, are the same up to it (a schema ending after ``hurt``
+    changed the tokens where ``hurt`` ends, and with them the hurt lessons)."""
+    fields: dict[str, Any] = {}
+    if steps:
+        Step = Literal[steps]  # type: ignore[valid-type]
+        fields["helped"] = (list[Step], Field(default_factory=list, max_length=3))
+        fields["hurt"] = (list[Step], Field(default_factory=list, max_length=2))
+    if not task_lessons:
+        fields["task"] = (
+            list[Sentence],
+            Field(default_factory=list, max_length=0, description="Task lessons (sentences)."),
+        )
+    if not fields:
+        return SemanticInsights
+    return create_model("SemanticInsights", __base__=SemanticInsights, **fields)
 
 
 LESSON_MESSAGE_CHARS = 100
