@@ -82,6 +82,7 @@ def test_usage_latency_and_kg():
         ("semantic", 0, 0.1),
         ("planner", 0, 9.0),
         ("temporal", 1, 0.4),
+        ("compress", 1, 0.2),  # the temporal memory's compression, made beside perception
         ("spatial", 1, 0.3),
     ]
     events = [NodeEvent(node=n, step=s, wall_s=w) for n, s, w in timings]
@@ -102,9 +103,9 @@ def test_usage_latency_and_kg():
     )
     lat = m.memory_latency([r])
     assert lat["steps"] == 2
-    assert lat["parallel_s"] == pytest.approx((0.5 + 0.4) / 2)
-    assert lat["sequential_s"] == pytest.approx((0.8 + 0.7) / 2)
-    assert lat["temporal_s"] == pytest.approx(0.3)
+    assert lat["parallel_s"] == pytest.approx((0.5 + 0.6) / 2)
+    assert lat["sequential_s"] == pytest.approx((0.8 + 0.9) / 2)
+    assert lat["temporal_s"] == pytest.approx((0.2 + 0.6) / 2)
     kg = m.kg_summary([r])
     assert kg == {
         "updates": 2,

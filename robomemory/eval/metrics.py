@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 MEMORY_NODES = ("temporal", "spatial", "semantic", "episodic")
+# Memory work done by a node beside perception, counted with its memory's branch.
+MEMORY_WORK = {"compress": "temporal"}
 
 
 class NodeEvent(BaseModel):
@@ -216,9 +218,10 @@ def _branch_times(records: Sequence[EpisodeRecord]) -> dict[tuple[int, int], dic
     per_step: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
     for i, r in enumerate(records):
         for e in r.events:
-            if e.node in MEMORY_NODES:
+            node = MEMORY_WORK.get(e.node, e.node)
+            if node in MEMORY_NODES:
                 slot = per_step[(i, e.step)]
-                slot[e.node] = slot.get(e.node, 0.0) + e.wall_s
+                slot[node] = slot.get(node, 0.0) + e.wall_s
     return per_step
 
 
