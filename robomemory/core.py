@@ -54,6 +54,11 @@ class Observation(BaseModel):
         description="Names of the things this observation shows, in the world's own words "
         "(grounds perception: the extractor may only name what is really there).",
     )
+    fixtures: list[str] = Field(
+        default_factory=list,
+        description="Those of ``names`` the world says never move (furniture, appliances, "
+        "doors): each is in the room it is seen in, so the map places it without a model call.",
+    )
 
     def bounded(self, limits: TextLimits) -> Observation:
         """This observation within ``limits``: what state, checkpoints and prompts may take."""
@@ -66,6 +71,7 @@ class Observation(BaseModel):
                 "place": clip(self.place, name) if self.place is not None else None,
                 "holding": [clip(n, name) for n in self.holding[: limits.names]],
                 "names": [clip(n, name) for n in self.names[: limits.names]],
+                "fixtures": [clip(n, name) for n in self.fixtures[: limits.names]],
             }
         )
 

@@ -367,6 +367,41 @@ def test_a_short_answer_in_the_same_place_naming_one_thing_asks_the_extractor_no
     assert asked == ["ExtractedRelations"]
 
 
+def test_fixtures_are_placed_in_the_room_and_never_asked_about():
+    """A world's fixtures (furniture, doors) are in the room they are seen in: a room of
+    fixtures alone asks the extractor nothing; with a thing that moves, only that thing is a
+    key of the answer's schema, the fixtures stay its holders."""
+    from robomemory.memory.base import SceneGrounding
+
+    asked: list[type] = []
+
+    def where(schema, messages):
+        asked.append(schema)
+        return {"milk": ["in", "fridge"]}
+
+    llm = StructuredLLM(ScriptedChatModel(responder=where), max_retries=0).for_node("relations")
+    mem = make_memory()
+    bathroom = SceneGrounding(
+        names=["toilet"], fixtures=["toilet"], place="bathroom", text="You see a toilet."
+    )
+    assert {t.text() for t in mem.extract("", llm, bathroom)} == {
+        "I at bathroom",
+        "toilet in bathroom",
+    }
+    assert asked == []
+    kitchen = SceneGrounding(
+        names=["fridge", "table", "milk"],
+        fixtures=["fridge", "table"],
+        place="kitchen",
+        text="The fridge contains some milk. You see a table.",
+    )
+    got = {t.text() for t in mem.extract("", llm, kitchen)}
+    assert got == {"I at kitchen", "fridge in kitchen", "table in kitchen", "milk in fridge"}
+    (schema,) = asked
+    assert [f.alias for f in schema.model_fields.values()] == ["milk"]
+    assert "fridge" in str(schema.model_json_schema())  # still a holder
+
+
 def test_places_news_counts_the_things_besides_the_room():
     from robomemory.memory.base import SceneGrounding
     from robomemory.memory.spatial import places_news
@@ -382,6 +417,9 @@ def test_places_news_counts_the_things_besides_the_room():
     assert places_news(read, ["fridge", "milk", "kitchen"])
     assert places_news(SceneGrounding(short_here=True), ["apple", "fridge"])  # no room known
     assert not places_news(SceneGrounding(short_here=True), ["apple"])
+    furnished = SceneGrounding(place="kitchen", fixtures=["fridge", "table"])
+    assert not places_news(furnished, ["fridge", "table", "kitchen"])  # fixtures only
+    assert places_news(furnished, ["fridge", "milk", "kitchen"])
 
 
 def test_things_are_placed_in_the_place_their_holders_lead_to():

@@ -265,6 +265,18 @@ def test_observation_grounds_place_names_and_holdings() -> None:
     assert result.ok and "meal" in result.observation.names  # made, held: it exists now
 
 
+def test_the_game_rules_tell_which_names_are_fixtures() -> None:
+    """Containers, supporters and doors cannot be carried in TextWorld: they are fixtures;
+    food, objects and the meal are not."""
+    ex = TextWorldExecutor(bundled_game("cooking_1room"))
+    _, obs = ex.reset()
+    assert set(obs.fixtures) == {"fridge", "oven", "table", "counter", "stove"}
+    assert set(obs.names) - set(obs.fixtures) >= {"milk", "cookbook", "yellow apple"}
+    ex.execute(Action(verb="pick_up", args=["milk"]))
+    result = ex.execute(Action(verb="prepare_meal", args=[]))
+    assert "meal" in result.observation.names and "meal" not in result.observation.fixtures
+
+
 def test_perception_names_only_what_the_robot_can_perceive() -> None:
     """The recipe names the white onion in the closed fridge: perception does not report it
     (the map would place it where the recipe was read) until the fridge is opened."""

@@ -122,6 +122,11 @@ class SceneGrounding(BaseModel):
         description="the world answered in a line and the robot stayed where it was "
         "('You take the knife from the counter.')",
     )
+    fixtures: list[str] = Field(
+        default_factory=list,
+        description="those of ``names`` that never move: each is in ``place``, a fact as "
+        "certain as the robot's place, so the extractor is not asked where it is",
+    )
     stayed: bool = Field(
         default=False,
         description="the robot was here the step before too (not a task's first step): what "

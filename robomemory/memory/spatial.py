@@ -95,12 +95,17 @@ def _update_lock(store: GraphStore) -> threading.Lock:
 
 
 def _robot_facts(grounding: SceneGrounding) -> list[Triple]:
-    """The robot's place and holdings as its own facts, and the way it just walked."""
+    """The robot's place and holdings as its own facts, the way it just walked, and the
+    fixtures it sees in its room."""
     facts = [make_triple("I", "at", grounding.place)] if grounding.place else []
     facts += [make_triple("I", "hold", name) for name in grounding.holding]
     if grounding.place and grounding.arrived_by:
         left, direction = grounding.arrived_by
         facts.append(move_fact(left, direction, grounding.place))
+    if grounding.place:
+        held = set(grounding.holding)
+        fixed = [n for n in grounding.fixtures if n not in held]
+        facts += [make_triple(n, "in", grounding.place) for n in fixed]
     return [t for t in facts if t is not None]
 
 
@@ -123,10 +128,11 @@ def places_news(grounding: SceneGrounding, names: Sequence[str]) -> bool:
     names one: what moved is held, and the robot's own facts say so; a recipe read naming
     the milk says nothing of where the milk is; "You open the fridge, revealing a carrot."
     names two and is read. A room entered, or the task's first scene, is read for one thing
-    too."""
+    too. Only a thing that moves is asked about: a fixture's place is a fact already."""
     room = 1 if grounding.place in names else 0
     here = grounding.short_here or grounding.stayed
-    return len(names) - room >= (2 if here else 1) and len(names) >= 2
+    movable = [n for n in names if n != grounding.place and n not in grounding.fixtures]
+    return bool(movable) and len(names) - room >= (2 if here else 1) and len(names) >= 2
 
 
 def render_triples(triples: Iterable[Triple], history: bool = False) -> str:
@@ -263,7 +269,9 @@ class SpatialMemory:
         if not summary.strip() or (grounding is not None and not places_news(grounding, names)):
             return list(out.values())
         if grounding is not None:
-            schema = prompts.grounded_relations_model(tuple(names), grounding.place)
+            schema = prompts.grounded_relations_model(
+                tuple(names), grounding.place, tuple(grounding.fixtures)
+            )
             system = prompts.GROUNDED_EXTRACT_SYSTEM
         else:
             schema, system = prompts.ExtractedTriples, prompts.EXTRACT_SYSTEM

@@ -101,6 +101,7 @@ def scene_grounding(state: AgentState) -> SceneGrounding | None:
     stayed = not trajectory or trajectory[-1].get("place") == obs.place
     return SceneGrounding(
         names=obs.names,
+        fixtures=[n for n in obs.fixtures if n in obs.names],
         place=obs.place,
         holding=obs.holding,
         text=obs.text,

@@ -103,15 +103,18 @@ PLACEMENT_RELATIONS = ("in", "on", "at", "near", "under")
 
 
 @lru_cache(maxsize=256)
-def grounded_relations_model(names: tuple[str, ...], place: str | None) -> type[BaseModel]:
+def grounded_relations_model(
+    names: tuple[str, ...], place: str | None, fixtures: tuple[str, ...] = ()
+) -> type[BaseModel]:
     """The grounded extractor's answer: where each named thing is, as an object whose keys are
-    the names the observation shows and whose values are ``[relation, holder]``.
+    the names the observation shows, less the ``fixtures`` (whose place is known), and whose
+    values are ``[relation, holder]``.
 
     The schema itself keeps the map sane for a small model: one location per thing, a holder
     among the names shown (or the room), never the thing itself, relations from the placement
     vocabulary."""
     fields: dict = {}
-    for i, name in enumerate(n for n in names if n != place):
+    for i, name in enumerate(n for n in names if n != place and n not in fixtures):
         holders = tuple(h for h in (*names, *([place] if place else [])) if h != name)
         if not holders:
             continue

@@ -32,6 +32,7 @@ from robomemory.core import (
 from robomemory.executors.base import join_names, rejected, world_digest
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_games import (
+    PORTABLE_TYPES,
     GameFileError,
     bundled_game,
     check_game_file,
@@ -466,7 +467,14 @@ class TextWorldExecutor:
             world=world_digest(str(f) for f in state.facts),
             holding=sorted(held),
             names=names,
+            fixtures=[n for n in names if not self._portable(n)],
         )
+
+    def _portable(self, name: str) -> bool:
+        """Whether the game's rules let the thing ``name`` be carried (its type is an object's)."""
+        kind = self._types.get(name, "")
+        kb = self._require_state()["game"].kb.types
+        return kind in PORTABLE_TYPES or kb.is_descendant_of(kind, ["o"])
 
     def _result(
         self,
