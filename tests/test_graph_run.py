@@ -122,27 +122,42 @@ def test_crash_then_resume_finishes_without_rerunning_nodes(agent_config, make_a
     assert 0 < all_calls.count("StepSummary") < result.steps
 
 
-def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agent):
-    barrier = threading.Barrier(2, timeout=10)
+def meeting(parties: int, after: dict[str, int]):
+    """Scripted answers that wait for each other: a kind's calls past its first ``after[kind]``
+    meet at one barrier, which breaks (and fails the run) unless all are in flight."""
+    barrier = threading.Barrier(parties, timeout=10)
+    seen: dict[str, int] = {}
 
-    def meet(answer):
+    def meet(kind, answer):
         def fn(_messages):
-            barrier.wait()  # breaks (and fails the run) unless both calls are in flight
+            seen[kind] = seen.get(kind, 0) + 1
+            if seen[kind] > after.get(kind, 0):
+                barrier.wait()
             return answer
 
         return fn
 
+    return barrier, meet
+
+
+def test_summarizer_and_query_generator_run_concurrently(agent_config, make_agent):
+    """The task's first step asks the memory about the task itself (no query generator); the
+    next step's summarizer and query generator are asked at once."""
+    barrier, meet = meeting(2, {"StepSummary": 1})
     llm = scripted_llm(
         {
-            "StepSummary": meet({"summary": "I see a kitchen."}),
-            "MemoryQueries": meet({"queries": ["where is the cookbook"]}),
+            "StepSummary": meet("StepSummary", {"summary": "I see a kitchen."}),
+            "MemoryQueries": meet("MemoryQueries", {"queries": ["where is the cookbook"]}),
             "Plan": plan_of(("look", [])),
         }
     )
-    agent_config.max_steps = 1  # one step: the game offers no finishing
+    agent_config.max_steps = 2  # the game offers no finishing
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="perceive")
-    assert result.usage["perceive"]["runs"] == 1 and not barrier.broken
+    assert result.usage["perceive"]["runs"] == 2 and not barrier.broken
+    calls = llm.chat_model.calls
+    assert calls.index("Plan") < calls.index("MemoryQueries")  # none before the first plan
+    assert calls.count("MemoryQueries") == 1 and calls.count("StepSummary") == 2
 
 
 def test_the_relation_retriever_runs_beside_the_summarizer_and_feeds_the_map(
@@ -151,28 +166,20 @@ def test_the_relation_retriever_runs_beside_the_summarizer_and_feeds_the_map(
     """With grounded perception the extractor reads the world's words, so it is asked while
     the step summarizer is (the barrier breaks unless three calls are in flight); what it
     places reaches the spatial map, and the spatial branch asks no extractor itself."""
-    barrier = threading.Barrier(3, timeout=10)
-
-    def meet(answer):
-        def fn(_messages):
-            barrier.wait()
-            return answer
-
-        return fn
-
+    barrier, meet = meeting(3, {"StepSummary": 1, "ExtractedRelations": 1})
     llm = scripted_llm(
         {
-            "StepSummary": meet({"summary": "I see a kitchen."}),
-            "MemoryQueries": meet({"queries": ["where is the milk"]}),
-            "ExtractedRelations": meet({"milk": ["in", "fridge"]}),
+            "StepSummary": meet("StepSummary", {"summary": "I see a kitchen."}),
+            "MemoryQueries": meet("MemoryQueries", {"queries": ["where is the milk"]}),
+            "ExtractedRelations": meet("ExtractedRelations", {"milk": ["in", "fridge"]}),
             "Plan": plan_of(("look", [])),
         }
     )
-    agent_config.max_steps = 1  # one step: the game offers no finishing
+    agent_config.max_steps = 2  # the second step's three calls meet; no finishing offered
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="relations")
     assert not barrier.broken
-    assert result.usage["relations"]["calls"] == 1 and result.usage["spatial"]["calls"] == 0
+    assert result.usage["relations"]["calls"] == 2 and result.usage["spatial"]["calls"] == 0
     assert "milk in fridge" in {t.text() for t in agent.context.memory.spatial.triples()}
 
 

@@ -103,8 +103,24 @@ def test_a_short_answer_of_the_world_is_its_own_summary():
     short = perceive.verbatim_summary("You dice the\n\n red onion.", "kitchen")
     assert short == "In kitchen: You dice the red onion."
     assert perceive.verbatim_summary("You take the cup.") == "You take the cup."
-    assert perceive.verbatim_summary("x " * perceive.SUMMARY_CHARS, "kitchen") is None
+    assert perceive.verbatim_summary("x " * perceive.VERBATIM_CHARS, "kitchen") is None
     assert perceive.verbatim_summary("   ", "kitchen") is None
+
+
+def test_a_summary_cut_at_its_bound_ends_on_a_whole_word():
+    cut = (
+        "The robot is in the kitchen, with a fridge, an oven, a table, a counter, a stove, "
+        "a yellow apple, a cookbook, and a chicken le"
+    )[: perceive.SUMMARY_CHARS]
+    assert len(cut) == perceive.SUMMARY_CHARS
+    assert perceive.whole_words(cut) == (
+        "The robot is in the kitchen, with a fridge, an oven, a table, a counter, a stove, "
+        "a yellow apple, a cookbook"
+    )
+    said = "The robot opened the book and read the recipe. It names milk, salt and a pepper th"
+    assert perceive.whole_words(said.ljust(120, "x")[:120]) == said[:46]  # the whole sentence
+    assert perceive.whole_words(" The robot opened the fridge. ") == "The robot opened the fridge."
+    assert perceive.StepSummary.model_json_schema()["properties"]["summary"]["maxLength"] == 120
 
 
 def test_a_short_answer_in_the_same_place_keeps_the_steps_queries():
@@ -115,3 +131,5 @@ def test_a_short_answer_in_the_same_place_keeps_the_steps_queries():
     assert kept_queries(last, short_answer=False, moved=False) == []  # a room, a document
     assert kept_queries(last, short_answer=True, moved=True) == []  # "You move to the hall."
     assert kept_queries([], short_answer=True, moved=False) == []  # the task's first step
+    task = "cook a meal"  # the first step's query was the task: the next one asks Q
+    assert kept_queries([task], short_answer=True, moved=False, task=task) == []

@@ -18,6 +18,7 @@ from robomemory.prompts.perceive import (
     query_user,
     summarizer_user,
     verbatim_summary,
+    whole_words,
 )
 from robomemory.state import AgentState, observation_of
 
@@ -32,16 +33,18 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     verbatim = verbatim_summary(obs.text, obs.place)
     trajectory = state.get("trajectory") or []
     moved = bool(trajectory) and trajectory[-1].get("place") != obs.place
-    kept = kept_queries(state.get("queries") or [], verbatim is not None, moved)
+    kept = kept_queries(state.get("queries") or [], verbatim is not None, moved, task)
+    if not trajectory:  # a task's first step: the memory is asked about the task itself
+        kept = [task]
 
     def summarize(_: object) -> str:
         if verbatim is not None:  # a short answer of the world is its own summary
             return verbatim
         fallback = StepSummary(summary=obs.text.strip()[:SUMMARY_CHARS] or "no observation")
         scene = summarizer_user(obs.text, obs.place, obs.names)
-        return run.llm.call(
-            StepSummary, SUMMARIZER_SYSTEM, scene, fallback, obs.images
-        ).value.summary
+        return whole_words(
+            run.llm.call(StepSummary, SUMMARIZER_SYSTEM, scene, fallback, obs.images).value.summary
+        )
 
     def generate_queries(_: object) -> list[str]:
         if kept:
@@ -59,10 +62,14 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     return run.finish({"summary": out["summary"], "queries": out["queries"]})
 
 
-def kept_queries(previous: list[str], short_answer: bool, moved: bool) -> list[str]:
+def kept_queries(
+    previous: list[str], short_answer: bool, moved: bool, task: str | None = None
+) -> list[str]:
     """The last step's queries when they still stand, else [] (ask Q again).
 
     A short answer in the same place ("You take the knife.") tells the memory nothing new to
     look for, and Q is a model call; a long answer (a room, a read document) or a move asks
-    for new queries."""
+    for new queries, and so does the step after the task's first, whose query was the task."""
+    if previous == [task]:
+        return []
     return list(previous) if previous and short_answer and not moved else []
