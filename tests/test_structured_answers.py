@@ -133,3 +133,4 @@ def test_a_short_answer_in_the_same_place_keeps_the_steps_queries():
     assert kept_queries([], short_answer=True, moved=False) == []  # the task's first step
     task = "cook a meal"  # the first step's query was the task: the next one asks Q
     assert kept_queries([task], short_answer=True, moved=False, task=task) == []
+    assert kept_queries([], short_answer=False, moved=False, task=task, first=True) == [task]

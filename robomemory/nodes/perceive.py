@@ -33,9 +33,8 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     verbatim = verbatim_summary(obs.text, obs.place)
     trajectory = state.get("trajectory") or []
     moved = bool(trajectory) and trajectory[-1].get("place") != obs.place
-    kept = kept_queries(state.get("queries") or [], verbatim is not None, moved, task)
-    if not trajectory:  # a task's first step: the memory is asked about the task itself
-        kept = [task]
+    previous = state.get("queries") or []
+    kept = kept_queries(previous, verbatim is not None, moved, task, first=not trajectory)
 
     def summarize(_: object) -> str:
         if verbatim is not None:  # a short answer of the world is its own summary
@@ -63,13 +62,20 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 
 def kept_queries(
-    previous: list[str], short_answer: bool, moved: bool, task: str | None = None
+    previous: list[str],
+    short_answer: bool,
+    moved: bool,
+    task: str | None = None,
+    first: bool = False,
 ) -> list[str]:
-    """The last step's queries when they still stand, else [] (ask Q again).
+    """The queries that stand without asking Q, else [] (ask Q).
 
+    A task's ``first`` step asks the memory about the task itself (nothing has happened yet).
     A short answer in the same place ("You take the knife.") tells the memory nothing new to
     look for, and Q is a model call; a long answer (a room, a read document) or a move asks
     for new queries, and so does the step after the task's first, whose query was the task."""
+    if first and task:
+        return [task]
     if previous == [task]:
         return []
     return list(previous) if previous and short_answer and not moved else []
