@@ -18,6 +18,17 @@ TASK_COMPLETE = "task_complete"
 """The verb by which the agent declares its task done (it ends the episode)."""
 
 
+# The spatial map's relation vocabulary: fixed, so the map stays canonical ("cup on table" and
+# "cup in drawer" are comparable) and the grammar stops a small model inventing relations.
+RELATIONS = (
+    "in", "on", "at", "hold", "near", "under", "left_of", "right_of",
+    "north_of", "south_of", "east_of", "west_of",
+)  # fmt: skip
+# Where a thing is, relative to its holder; the robot's own facts (place, holdings) come from
+# grounding, not from the extractor, and room adjacency from the map.
+PLACEMENT_RELATIONS = ("in", "on", "at", "near", "under")
+
+
 class Outcome(StrEnum):
     """How an action ended."""
 

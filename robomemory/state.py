@@ -13,6 +13,8 @@ from typing_extensions import TypedDict
 
 from robomemory.core import Action, ActionResult, Observation
 from robomemory.episode import TrajectoryStep
+from robomemory.grounding.briefing import Briefing
+from robomemory.grounding.world import WorldModel
 
 
 def merge_dicts(left: dict | None, right: dict | None) -> dict:
@@ -69,19 +71,13 @@ class AgentState(TypedDict, total=False):
     plan: list[dict[str, Any]]  # Action.model_dump() each: current_plan()
     plan_index: int
     plan_reason: str
-    candidates: list[str]
+    briefing: dict[str, Any]  # Briefing.model_dump(): what ground told planner and critic
     verdict: Verdict | None  # approves()
     replans: int
     # execution (the full step records are in the episode log, not here)
     last_result: dict[str, Any] | None  # ActionResult.model_dump(mode='json'): last_result_of()
     trajectory: Annotated[list[TrajectoryStep], recent_window]  # the newest steps, compact
-    notes: list[str]  # what the agent read that the task depends on (bounded)
-    done_actions: list[str]  # actions that changed the world (bounded)
-    states: dict[str, str]  # known thing -> what the world's words last said it is (fried)
-    path: list[list]  # [action, world after it, place] each step of the task (loop breaking)
-    exits: dict[str, list[str]]  # place -> moves offered there not taken yet (search)
-    seen: dict[str, str]  # thing -> place where it was last offered to act on (fetch)
-    acts_at: dict[str, str]  # verb of an act on nothing -> place where it was last offered
+    world: dict[str, Any]  # WorldModel.model_dump(): what the world showed this task
     # outcome and accounting
     done: bool
     success: bool
@@ -112,3 +108,13 @@ def last_result_of(state: Mapping[str, Any]) -> ActionResult | None:
     """The last executed action's result, None before the first."""
     result = state.get("last_result")
     return ActionResult.model_validate(result) if result else None
+
+
+def world_model(state: Mapping[str, Any]) -> WorldModel:
+    """The task's world model (an empty one before the task starts)."""
+    return WorldModel.model_validate(state.get("world") or {})
+
+
+def briefing_of(state: Mapping[str, Any]) -> Briefing:
+    """The step's briefing (an empty one before ``ground`` ran)."""
+    return Briefing.model_validate(state.get("briefing") or {})

@@ -179,7 +179,7 @@ def test_the_relation_retriever_runs_beside_the_summarizer_and_feeds_the_map(
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="relations")
     assert not barrier.broken
-    assert result.usage["relations"]["calls"] == 2 and result.usage["spatial"]["calls"] == 0
+    assert result.usage["spatial_relations"]["calls"] == 2 and result.usage["spatial"]["calls"] == 0
     assert "milk in fridge" in {t.text() for t in agent.context.memory.spatial.triples()}
 
 
@@ -189,7 +189,7 @@ def test_without_spatial_memory_the_relation_retriever_asks_nothing(agent_config
     agent_config.memory.spatial.enabled = False
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="no-spatial")
-    assert result.usage["relations"]["calls"] == 0
+    assert result.usage["spatial_relations"]["calls"] == 0
     assert "ExtractedRelations" not in llm.chat_model.calls
 
 
@@ -431,8 +431,8 @@ def test_the_temporal_compression_is_made_beside_perception(agent_config, make_a
     agent_config.memory.temporal.capacity = 2
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="compress")
-    assert result.usage["compress"]["runs"] == result.steps
-    assert result.usage["compress"]["calls"] == len(prompts) >= 1
+    assert result.usage["temporal_compress"]["runs"] == result.steps
+    assert result.usage["temporal_compress"]["calls"] == len(prompts) >= 1
     assert result.usage["temporal"]["calls"] == 0
     assert "step 1:" in prompts[0] and "step 2:" not in prompts[0]  # before step 2's entry
     state = agent.state("compress")

@@ -14,10 +14,11 @@ def test_nodes_and_edges():
     assert {
         "start",
         "perceive",
-        "relations",
-        "compress",
+        "spatial_relations",
+        "temporal_compress",
         *BRANCHES,
         "recall",
+        "ground",
         "planner",
         "critic",
         "executor",
@@ -25,19 +26,22 @@ def test_nodes_and_edges():
     } <= nodes
     edges = _edges(g)
     assert ("__start__", "start") in edges
-    assert {("start", "perceive"), ("start", "relations"), ("start", "compress")} <= edges
+    assert {("start", "perceive"), ("start", "spatial_relations")} <= edges
+    assert ("start", "temporal_compress") in edges
     for branch in BRANCHES:
         assert ("perceive", branch) in edges, branch
         assert (branch, "recall") in edges, branch
-    assert [t for s, t in edges if s == "relations"] == ["spatial"]
-    assert [t for s, t in edges if s == "compress"] == ["temporal"]
-    assert {("recall", "planner"), ("recall", "critic")} <= edges
+    assert [t for s, t in edges if s == "spatial_relations"] == ["spatial"]
+    assert [t for s, t in edges if s == "temporal_compress"] == ["temporal"]
+    # one briefing a step: recall -> ground -> planner or critic
+    assert [t for s, t in edges if s == "recall"] == ["ground"]
+    assert {("ground", "planner"), ("ground", "critic")} <= edges
     assert {("critic", "executor"), ("critic", "planner")} <= edges
     assert ("planner", "executor") in edges
     assert {
         ("executor", "perceive"),
-        ("executor", "relations"),
-        ("executor", "compress"),
+        ("executor", "spatial_relations"),
+        ("executor", "temporal_compress"),
         ("executor", "consolidate"),
     } <= edges
     assert ("consolidate", "__end__") in edges
@@ -52,7 +56,7 @@ def test_planner_output_goes_straight_to_executor():
 def test_without_critic_there_is_no_critic_node():
     g = build_graph(critic_enabled=False).compile()
     assert "critic" not in g.get_graph().nodes
-    assert ("recall", "executor") in _edges(g)
+    assert ("ground", "executor") in _edges(g)
 
 
 def test_the_graph_publishes_its_input_and_output_schemas():

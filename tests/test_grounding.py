@@ -7,22 +7,27 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from robomemory.core import Action, Route, VerbSpec
+from robomemory.core import Action, ActionSpace, Route, VerbSpec
 from robomemory.grounding import (
+    Briefing,
+    Scene,
+    WorldModel,
     act_moves,
+    brief,
     changing_actions,
     exploration,
     extend_path,
     fetch_moves,
     fresh_candidates,
     hops,
+    irreversible_conflicts,
     irreversible_repeats,
+    irreversible_unasked,
+    left_instructions,
     loop_actions,
     meanings,
     offered_candidates,
     path_of,
-    unasked_irreversible,
-    unrequested_irreversible,
     unseen_things,
     untaken_exits,
     update_acts_at,
@@ -47,9 +52,26 @@ VERBS = [
 ASSEMBLE = VerbSpec(name="assemble")  # an act on nothing, offered in some places only
 
 
+def briefed(
+    space: ActionSpace,
+    place: str | None = "hall",
+    held: tuple[str, ...] = (),
+    task: str = "",
+    **world: object,
+) -> Briefing:
+    """The briefing of a step at ``place`` over a world model of ``world``'s parts."""
+    model = WorldModel.model_validate({"path": [["", "S0", place]], **world})
+    return brief(space, model, Scene(place, held, task))
+
+
 def act(text: str) -> Action:
     verb, _, rest = text.partition("(")
     return Action(verb=verb, args=[a.strip() for a in rest.rstrip(")").split(",") if a.strip()])
+
+
+def left_to_do(*args: object, **kwargs: object) -> list[str]:
+    """What is left to do, as written (:func:`left_instructions`' phrases)."""
+    return [i.phrase for i in left_instructions(*args, **kwargs)]
 
 
 def test_meanings_come_from_the_declared_verbs():
@@ -103,7 +125,9 @@ def test_looping_actions_are_not_offered_and_the_planner_is_told_why():
     path += [("put_down_to(cup, hall)", "S0", "hall"), ("pick_up(cup)", "S1", "hall")]
     shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=path)
     assert [str(a) for a in shown] == ["pick_up(cup)", "task_complete()"]
-    text = planner_user("Task: x", shown, None, None, looped=["put_down_to(cup, hall)"])
+    space = ActionSpace(verbs=VERBS, candidates=shown)
+    briefing = Briefing(candidates=shown, looped=["put_down_to(cup, hall)"])
+    text = planner_user("Task: x", briefing, space)
     assert "Not offered, they undo what you did: put_down_to(cup, hall)" in text
 
 
@@ -143,7 +167,7 @@ def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():
     ]
     candidates = [act("bake(cup, oven)"), act("bake(cup, kiln)"), act("bake(box, oven)")]
     # the kiln by any case; a thing no instruction names is not this rule's to withhold
-    assert unasked_irreversible(candidates, verbs, [steps]) == ["bake(cup, oven)"]
+    assert irreversible_conflicts(candidates, verbs, [steps]) == ["bake(cup, oven)"]
     note = f"inspect(manual): {steps}"
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=verbs)]
     assert "bake(cup, kiln)" in shown and "bake(cup, oven)" not in shown
@@ -152,7 +176,7 @@ def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():
 def test_an_irreversible_act_the_instructions_do_not_ask_for_is_not_offered():
     candidates = [act("glue(cup)"), act("paint(cup)"), act("pick_up(box)"), act("glue(box)")]
     note = "inspect(manual): Steps: paint the cup"
-    assert unasked_irreversible(candidates, VERBS, ["Steps: paint the cup"]) == ["glue(cup)"]
+    assert irreversible_conflicts(candidates, VERBS, ["Steps: paint the cup"]) == ["glue(cup)"]
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=VERBS)]
     # listed even last, a small model picks it: the cup asked to be painted is not glued
     assert shown[0] == "paint(cup)" and "glue(cup)" not in shown
@@ -174,7 +198,7 @@ def test_an_irreversible_act_nothing_asks_for_ranks_last():
     candidates = [act("paint(box)"), act("paint(cup)"), act("pick_up(cup)"), act("task_complete()")]
     # nothing read yet, and the task asks only for the cup to be painted
     task = "Find the manual. Then paint the cup."
-    assert unrequested_irreversible(candidates, VERBS, [task]) == ["paint(box)"]
+    assert irreversible_unasked(candidates, VERBS, [task]) == ["paint(box)"]
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, verbs=VERBS)]
     assert shown[-1] == "paint(box)" and "paint(cup)" in shown[:2]
     # a task that asks for no act on a name ("paint it"): every irreversible act goes last
@@ -481,74 +505,59 @@ def test_the_search_leads_until_the_thing_is_seen():
 
 
 def test_the_planner_is_told_what_is_not_seen_and_where_to_look():
-    from robomemory.core import ActionSpace
-    from robomemory.nodes.common import notes_unseen
-
     note = "inspect(manual): Steps: paint the blue cup"
     candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]
-    state = {
-        "notes": [note],
-        "path": [["", "S0", "hall"]],
-        "observation": {"text": "A hall.", "place": "hall"},
-    }
     space = ActionSpace(verbs=VERBS, candidates=candidates)
-    missing, search = notes_unseen(state, space, candidates, [])
-    assert missing == ["blue cup"] and search == ["open(closet)", "navigate_to(attic)"]
-    text = planner_user("Task: x", candidates, None, None, unseen=(missing, search))
+    told = briefed(space, notes=[note])
+    assert told.missing == ["blue cup"] and told.search == ["open(closet)", "navigate_to(attic)"]
+    text = planner_user("Task: x", told, space)
     assert text.splitlines()[-3] == (
         "Not seen yet: blue cup. Look for it first: open(closet), navigate_to(attic)"
     )
     # once the closet is opened it is no more a place to look; once the cup is seen, no line
-    state["path"].append(["open(closet)", "S1", "hall"])
-    assert notes_unseen(state, space, candidates, [])[1] == ["navigate_to(attic)"]
+    opened = [["", "S0", "hall"], ["open(closet)", "S1", "hall"]]
+    assert briefed(space, notes=[note], path=opened).search == ["navigate_to(attic)"]
     seen = ActionSpace(verbs=VERBS, candidates=[act("paint(blue cup)"), *candidates])
-    assert notes_unseen(state, seen, candidates, []) == ([], [])
-    assert notes_unseen({**state, "seen": {"blue cup": "attic"}}, space, candidates, []) == ([], [])
-    assert "Not seen yet" not in planner_user("Task: x", candidates, None, None)
+    assert briefed(seen, notes=[note]).missing == []
+    elsewhere = briefed(space, notes=[note], seen={"blue cup": "attic"})
+    assert (elsewhere.missing, elsewhere.search) == ([], [])
+    assert "Not seen yet" not in planner_user("Task: x", Briefing(candidates=candidates), space)
 
 
 def test_the_planner_is_told_what_is_needed_from_elsewhere_and_the_way_there():
-    from robomemory.core import ActionSpace
-    from robomemory.nodes.common import notes_fetch
-
     note = "inspect(manual): Steps: paint the blue cup, glue the box"
     candidates = [act("put_down_to(box, hall)"), act("navigate_to(attic)"), act("look()")]
-    state = {
-        "notes": [note],
-        "seen": {"blue cup": "attic", "box": "hall", "manual": "hall"},
-        "observation": {"text": "A hall.", "place": "hall", "holding": ["box"]},
-    }
+    seen = {"blue cup": "attic", "box": "hall", "manual": "hall"}
     space = ActionSpace(verbs=VERBS, candidates=candidates)
-    away, moves = notes_fetch(state, space, candidates)
-    assert away == ["blue cup (attic)"] and moves == ["navigate_to(attic)"]  # the box is held
-    text = planner_user("Task: x", candidates, None, None, fetch=(away, moves))
-    assert text.splitlines()[-3] == (
+    told = briefed(space, held=("box",), notes=[note], seen=seen)
+    assert told.away == ["blue cup (attic)"] and told.fetch == ["navigate_to(attic)"]  # box held
+    assert planner_user("Task: x", told, space).splitlines()[-3] == (
         "Needed, seen elsewhere: blue cup (attic). Go there first: navigate_to(attic)"
     )
     # a thing asked for is here to take: no line; nothing read yet: no line
-    here = [act("pick_up(blue cup)"), *candidates]
-    assert notes_fetch(state, ActionSpace(verbs=VERBS, candidates=here), here) == ([], [])
-    assert notes_fetch({**state, "notes": []}, space, candidates) == ([], [])
+    here = ActionSpace(verbs=VERBS, candidates=[act("pick_up(blue cup)"), *candidates])
+    told = briefed(here, held=("box",), notes=[note], seen=seen)
+    assert (told.away, told.fetch) == ([], [])
+    told = briefed(space, held=("box",), seen=seen)
+    assert (told.away, told.fetch) == ([], [])
     # all done but an act on nothing, offered in the shop: that is what is needed
-    last = {
-        **state,
-        "notes": ["inspect(manual): Steps: paint the box, then assemble"],
-        "done_actions": ["paint(box)"],
-        "acts_at": {"assemble": "shop"},
-    }
-    ways = [*candidates, act("navigate_to(shop)")]
-    space = ActionSpace(verbs=[*VERBS, ASSEMBLE], candidates=ways)
-    away, moves = notes_fetch(last, space, ways)
-    assert away == ["assemble() (shop)"] and moves == ["navigate_to(shop)"]
-    assert "Needed, seen elsewhere" not in planner_user("Task: x", candidates, None, None)
+    ways = ActionSpace(verbs=[*VERBS, ASSEMBLE], candidates=[*candidates, act("navigate_to(shop)")])
+    told = briefed(
+        ways,
+        held=("box",),
+        notes=["inspect(manual): Steps: paint the box, then assemble"],
+        seen=seen,
+        done=["paint(box)"],
+        acts_at={"assemble": "shop"},
+    )
+    assert told.away == ["assemble() (shop)"] and told.fetch == ["navigate_to(shop)"]
+    empty = Briefing(candidates=candidates)
+    assert "Needed, seen elsewhere" not in planner_user("Task: x", empty, space)
 
 
 def test_a_thing_used_up_is_not_searched_for_again():
     """The blue cup, painted and then glued into the model, is no longer offered: the task
     acted on it, so the search does not lead and the planner is not sent to look for it."""
-    from robomemory.core import ActionSpace
-    from robomemory.nodes.common import notes_unseen
-
     note = "inspect(manual): Steps: paint the blue cup"
     candidates = [act("pick_up(box)"), act("navigate_to(attic)"), act("open(closet)")]
     path = [["", "S0", "hall"], ["paint(blue cup)", "S1", "hall"], ["glue(blue cup)", "S2", "hall"]]
@@ -557,10 +566,10 @@ def test_a_thing_used_up_is_not_searched_for_again():
         candidates, [], "hall", notes=[note], verbs=VERBS, path=path, done=done
     )
     assert str(shown[0]) == "pick_up(box)"  # the world's order: no search leads
-    state = {"notes": [note], "path": path, "done_actions": done,
-             "observation": {"text": "A hall.", "place": "hall"}}  # fmt: skip
-    space = ActionSpace(verbs=VERBS, candidates=candidates)
-    assert notes_unseen(state, space, shown, []) == ([], [])
+    told = briefed(
+        ActionSpace(verbs=VERBS, candidates=candidates), notes=[note], path=path, done=done
+    )
+    assert (told.missing, told.search) == ([], [])
 
 
 def test_reads_are_known_by_their_meaning_not_their_name():
@@ -621,8 +630,6 @@ def test_the_tasks_words_for_a_thing_described_elsewhere_make_an_instruction_unt
     """ "Find a red thing. First, paint the thing." names no thing the world has: the task's
     instruction is listed until a paint is done on whatever thing; in a note such words are
     none (a text read is no task)."""
-    from robomemory.grounding import left_to_do
-
     task = "Find a red thing. First, paint the thing. Then, glue the box."
     assert left_to_do([], [], VERBS, [], task=task, offered=["box"]) == [
         "find a red thing, then paint it",
@@ -639,26 +646,27 @@ def test_the_planner_is_told_what_the_task_describes_and_the_places_not_visited(
     """ "Find a red thing. First, paint the thing.": until a paint is done, the planner is
     told what to find and the ways to places not visited (a small model otherwise looked
     into every cup of the first room)."""
-    from robomemory.core import ActionSpace
-    from robomemory.nodes.common import task_finding
-
     task = "Find a red thing. First, paint the thing."
     candidates = [act("navigate_to(attic)"), act("navigate_to(hall)"), act("open(closet)")]
     space = ActionSpace(verbs=VERBS, candidates=candidates)
-    state = {"task": task, "path": [["", "S0", "shop"], ["navigate_to(hall)", "S1", "hall"]]}
-    finding = task_finding(state, space, candidates)
-    assert finding == (["a red thing"], ["navigate_to(attic)"], [])
-    text = planner_user("Task: x", candidates, None, None, finding=finding)
+    path = [["", "S0", "shop"], ["navigate_to(hall)", "S1", "hall"]]
+    told = briefed(space, None, task=task, path=path)
+    assert (told.described, told.unvisited, told.here) == (
+        ["a red thing"],
+        ["navigate_to(attic)"],
+        [],
+    )
+    text = planner_user("Task: x", told, space)
     assert text.splitlines()[-3] == "To find: a red thing. Places not visited: navigate_to(attic)"
     # every place visited: the things here
-    state["path"].append(["navigate_to(attic)", "S2", "attic"])
-    finding = task_finding(state, space, candidates)
-    assert finding == (["a red thing"], [], ["closet"])
-    text = planner_user("Task: x", candidates, None, None, finding=finding)
+    path = [*path, ["navigate_to(attic)", "S2", "attic"]]
+    told = briefed(space, None, task=task, path=path)
+    assert (told.described, told.unvisited, told.here) == (["a red thing"], [], ["closet"])
+    text = planner_user("Task: x", told, space)
     assert text.splitlines()[-3] == "To find: a red thing. Every place visited; here: closet"
-    nothing = ([], [], [])
-    assert task_finding({**state, "done_actions": ["paint(cup)"]}, space, candidates) == nothing
-    assert task_finding({**state, "task": "Paint the box."}, space, candidates) == nothing
+    done = briefed(space, None, task=task, path=path, done=["paint(cup)"])
+    assert (done.described, done.unvisited, done.here) == ([], [], [])
+    assert briefed(space, None, task="Paint the box.", path=path).described == []
 
 
 def _failing(step: int, action: str, message: str, place: str = "lab", ok: bool = False) -> dict:

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from robomemory.executors.base import Action
 from robomemory.grounding import offered_candidates
-from robomemory.prompts.longterm import insights_model, lesson_actions, lesson_text
+from robomemory.memory.lessons import lesson_actions, lesson_text
+from robomemory.prompts.longterm import insights_model
 
 
 def test_the_creator_can_only_name_steps_of_the_trajectory():
@@ -116,7 +117,7 @@ def test_a_lost_attempt_says_which_step_lost_it_and_the_next_is_not_offered_it()
     from robomemory.core import Action
     from robomemory.grounding import offered_candidates
     from robomemory.memory.consolidation import action_lessons, losing_steps
-    from robomemory.prompts.longterm import lesson_actions
+    from robomemory.memory.lessons import lesson_actions
 
     def at(n, action, score, message=""):
         return {"step": n, "action": action, "outcome": "succeeded", "message": message,

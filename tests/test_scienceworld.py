@@ -8,6 +8,12 @@ pytest.importorskip("scienceworld")
 
 from robomemory.core import Action, Executor, Outcome
 from robomemory.executors.envs.scienceworld import ScienceWorldExecutor  # noqa: E402
+from robomemory.grounding import left_instructions
+
+
+def left_to_do(*args: object, **kwargs: object) -> list[str]:
+    """What is left to do, as written (:func:`left_instructions`' phrases)."""
+    return [i.phrase for i in left_instructions(*args, **kwargs)]
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +109,7 @@ def test_scienceworld_verbs_declare_what_they_mean_and_a_look_changes_nothing(wo
 
 
 def test_the_task_s_steps_are_read_in_the_world_s_words_and_the_commit_ranks_last(world):
-    from robomemory.grounding import left_to_do, meanings, offered_candidates
+    from robomemory.grounding import meanings, offered_candidates
 
     task, start = world.reset()
     space = world.action_space()
@@ -156,8 +162,6 @@ def test_a_focus_counts_as_done_and_what_is_held_is_named_and_offered_first():
     more). The inventory's items are named as the robot saw them, and the actions on what is
     held and what the task names lead their verb's list, so the cap keeps the move the task
     asks for."""
-    from robomemory.grounding import left_to_do
-
     ex = ScienceWorldExecutor("find-non-living-thing", variation=0, simplifications="easy")
     try:
         task, _ = ex.reset()

@@ -12,6 +12,7 @@ from robomemory import prompts
 from robomemory.config import MemoryConfig
 from robomemory.memory.longterm import NewItem
 from robomemory.memory.system import MemorySystem
+from robomemory.nodes import perceive as perceive_node
 from robomemory.prompts import condenser, longterm, perceive, planner, robot, spatial, temporal
 from robomemory.prompts.spatial import resolver_model
 from robomemory.structured import MAX_ANSWER_DEPTH, StructuredLLM, json_depth, parse_answer
@@ -100,11 +101,11 @@ def test_the_summarizer_sees_the_world_s_answer_not_the_action():
 
 def test_a_short_answer_of_the_world_is_its_own_summary():
     """No model call, and no chance of a wrong word, for what is already one short text."""
-    short = perceive.verbatim_summary("You dice the\n\n red onion.", "kitchen")
+    short = perceive_node.verbatim_summary("You dice the\n\n red onion.", "kitchen")
     assert short == "In kitchen: You dice the red onion."
-    assert perceive.verbatim_summary("You take the cup.") == "You take the cup."
-    assert perceive.verbatim_summary("x " * perceive.VERBATIM_CHARS, "kitchen") is None
-    assert perceive.verbatim_summary("   ", "kitchen") is None
+    assert perceive_node.verbatim_summary("You take the cup.") == "You take the cup."
+    assert perceive_node.verbatim_summary("x " * perceive_node.VERBATIM_CHARS, "kitchen") is None
+    assert perceive_node.verbatim_summary("   ", "kitchen") is None
 
 
 def test_a_summary_cut_at_its_bound_ends_on_a_whole_word():
@@ -113,13 +114,16 @@ def test_a_summary_cut_at_its_bound_ends_on_a_whole_word():
         "a yellow apple, a cookbook, and a chicken le"
     )[: perceive.SUMMARY_CHARS]
     assert len(cut) == perceive.SUMMARY_CHARS
-    assert perceive.whole_words(cut) == (
+    assert perceive_node.whole_words(cut) == (
         "The robot is in the kitchen, with a fridge, an oven, a table, a counter, a stove, "
         "a yellow apple, a cookbook"
     )
     said = "The robot opened the book and read the recipe. It names milk, salt and a pepper th"
-    assert perceive.whole_words(said.ljust(120, "x")[:120]) == said[:46]  # the whole sentence
-    assert perceive.whole_words(" The robot opened the fridge. ") == "The robot opened the fridge."
+    assert perceive_node.whole_words(said.ljust(120, "x")[:120]) == said[:46]  # the whole sentence
+    assert (
+        perceive_node.whole_words(" The robot opened the fridge. ")
+        == "The robot opened the fridge."
+    )
     assert perceive.StepSummary.model_json_schema()["properties"]["summary"]["maxLength"] == 120
 
 

@@ -398,12 +398,11 @@ def test_the_kitchens_act_on_nothing_is_fetched_once_it_is_next(
     held: with the recipe read and its one ingredient held (fried already, the kitchen says),
     the way back to the kitchen leads from wherever the robot went (tw-cooking-hard s11: 40
     steps in the backyard, "prepare meal" left)."""
-    from robomemory.grounding import offered_candidates
-    from robomemory.nodes.common import world_states
+    from robomemory.grounding import WorldModel, offered_candidates
 
     for action in [act("go", "east")] * 3:
         kitchen = six_rooms.execute(action).observation.text
-    states = world_states({}, [kitchen], six_rooms.action_space())
+    states = WorldModel().observe(six_rooms.action_space(), "kitchen", [kitchen]).states
     assert states["chicken breast"] == "fried"
     result = six_rooms.execute(act("examine", "cookbook"))
     note = f"examine(cookbook): {' '.join(result.message.split())}"

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from robomemory.core import Action, ActionSpace, VerbSpec
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS
-from robomemory.grounding import fresh_candidates, spent_actions
+from robomemory.grounding import Briefing, fresh_candidates, left_instructions, spent_actions
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
 
 TW = [*BASE_VERBS, *COOKING_VERBS]  # TextWorld's cooking API, each verb's meaning declared
@@ -23,6 +23,13 @@ SPACE = ActionSpace(
     ],
     targets={"object": ["milk", "cookbook", "fridge"]},
 )
+
+
+def left_to_do(*args: object, **kwargs: object) -> list[str]:
+    """What is left to do, as written (:func:`left_instructions`' phrases)."""
+    return [i.phrase for i in left_instructions(*args, **kwargs)]
+
+
 CANDIDATES = [
     Action(verb="pick_up", args=["milk"]),
     Action(verb="examine", args=["cookbook"]),
@@ -111,7 +118,8 @@ def test_plan_first_step_is_one_of_the_candidates_later_steps_over_known_names()
 
 
 def test_planner_prompt_lists_the_candidates_numbered_after_memory():
-    text = planner_user("Task: cook", CANDIDATES, None, "step 1: look() -> succeeded: ok")
+    told = Briefing(candidates=CANDIDATES, last_result="step 1: look() -> succeeded: ok")
+    text = planner_user("Task: cook", told, SPACE)
     assert text.startswith("Task: cook")
     assert "Actions possible now:\n1. pick_up(milk)\n2. examine(cookbook)" in text
     assert text.index("Actions possible now") < text.index("Last result:")
@@ -135,10 +143,13 @@ def test_each_verb_is_described_once_where_the_model_reads_its_choices():
         Action(verb="look"),
     ]
     listed = "1. pick_up(milk): take an object\n2. eat(meal): eat food\n3. pick_up(meal)\n4. look()"
-    planner = planner_user("Task: eat", actions, None, None, None, space)
+    planner = planner_user("Task: eat", Briefing(candidates=actions), space)
     assert f"Actions possible now:\n{listed}\n" in planner
     assert f"Actions possible now:\n{listed}\n" in baseline_user("eat", [], "", space, actions)
-    assert "1. pick_up(milk)\n2. eat(meal)\n" in planner_user("Task: eat", actions, None)
+    bare = ActionSpace(verbs=[VerbSpec(name=v.name, arg_kinds=v.arg_kinds) for v in space.verbs])
+    assert "1. pick_up(milk)\n2. eat(meal)\n" in planner_user(
+        "Task: eat", Briefing(candidates=actions), bare
+    )
 
 
 def test_relevance_puts_what_the_newest_note_names_first():
@@ -322,8 +333,6 @@ def test_instructions_are_verbs_of_the_api_with_the_known_thing_they_name():
 
 
 def test_what_is_left_to_do_drops_the_instructions_done_actions_did():
-    from robomemory.grounding import left_to_do
-
     done = ["pick_up(red potato)", "cook(red potato, oven)", "dice(yellow potato)"]
     assert left_to_do([RECIPE], done, COOK_VERBS, NAMES) == [
         "fry the yellow potato",
@@ -390,8 +399,6 @@ def test_the_world_s_words_before_a_known_name_are_its_state():
 
 
 def test_an_instruction_the_world_shows_done_is_not_left_nor_what_came_before_it():
-    from robomemory.grounding import left_to_do
-
     states = {"yellow potato": "diced fried"}
     assert left_to_do([RECIPE], [], COOK_VERBS, NAMES, states=states) == [
         "roast the red potato",
@@ -413,8 +420,6 @@ def test_an_instruction_the_world_shows_done_is_not_left_nor_what_came_before_it
 
 
 def test_the_task_s_instructions_come_after_the_notes():
-    from robomemory.grounding import left_to_do
-
     verbs = [*COOK_VERBS, VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"])]
     task = "Let's cook a delicious meal. Check the cookbook. Once done, enjoy your meal!"
     done = ["cook(red potato, oven)", "dice(yellow potato)", "cook(yellow potato, stove)"]
@@ -430,22 +435,20 @@ def test_the_planner_and_critic_read_what_is_left_last():
     from robomemory.prompts.planner import critic_user
 
     left = ["dice the red onion", "prepare meal"]
-    text = planner_user("Task: cook", CANDIDATES, None, "step 2: x", None, None, left)
+    told = Briefing(candidates=CANDIDATES, last_result="step 2: x", left=left)
+    text = planner_user("Task: cook", told, SPACE)
     assert text.endswith(
         "Last result: step 2: x\n\n"
         "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
     )
-    helped = planner_user(
-        "Task: cook", CANDIDATES, None, "step 2: x", None, None, left, ["eat(meal)"]
-    )
+    helped = planner_user("Task: cook", told.model_copy(update={"helped": ["eat(meal)"]}), SPACE)
     assert helped.endswith(
         "Last result: step 2: x\n\nHelped before, possible now: eat(meal)\n\n"
         "Left to do: dice the red onion, prepare meal\n\nChoose the next action."
     )
-    assert "Left to do" not in planner_user("Task: cook", CANDIDATES, None, "step 2: x")
-    critic = critic_user(
-        "Task: cook", "dice(red onion)", ["dice(red onion)"], CANDIDATES, None, None, left
-    )
+    bare = Briefing(candidates=CANDIDATES, last_result="step 2: x")
+    assert "Left to do" not in planner_user("Task: cook", bare, SPACE)
+    critic = critic_user("Task: cook", "dice(red onion)", ["dice(red onion)"], told, SPACE)
     assert "Left to do: dice the red onion, prepare meal" in critic
 
 

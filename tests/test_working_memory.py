@@ -32,11 +32,13 @@ def state(steps: list[dict], summaries: list[str], spatial: str, score: int) -> 
         "task": "Cook the meal and eat it.",
         "recalled": {"temporal": "\n".join(f"- {e}" for e in temporal), "spatial": spatial},
         "temporal": temporal,
-        "notes": ["examine(cookbook): Ingredients: milk. Directions: prepare meal"],
+        "world": {
+            "notes": ["examine(cookbook): Ingredients: milk. Directions: prepare meal"],
+            "done": [s["action"] for s in steps if s["action"] != "examine(cookbook)"],
+        },
         "trajectory": steps,
         "score": score,
         "max_score": 3,
-        "done_actions": [s["action"] for s in steps if s["action"] != "examine(cookbook)"],
         "observation": {"text": steps[-1]["message"]},
     }
 
@@ -59,7 +61,7 @@ def test_a_new_step_only_appends_to_what_was_done():
 
 
 def test_a_step_is_described_by_its_summary_its_whole_answer_ends_the_prompt():
-    from robomemory.nodes.common import last_result_line
+    from robomemory.nodes.ground import LAST_RESULT_CHARS, result_line
 
     room = "-= Kitchen =- You see a fridge. " + "It is a fine room. " * 20 + "A cookbook is here."
     steps = [step(1, "go(east)", room), step(2, "go(west)", "You can't go that way.", "failed")]
@@ -67,7 +69,7 @@ def test_a_step_is_described_by_its_summary_its_whole_answer_ends_the_prompt():
     text = render(memory_events(now))
     assert "- step 1: go(east) -> succeeded: In kitchen: a fridge and a cookbook." in text
     assert "A cookbook is here." not in text and "- step 2: go(west) -> failed:" in text
-    assert last_result_line(now).endswith("You can't go that way.")
+    assert result_line(now["trajectory"][-1], LAST_RESULT_CHARS).endswith("You can't go that way.")
 
 
 def test_the_condenser_may_summarize_the_oldest_steps_of_what_was_done():

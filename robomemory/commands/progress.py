@@ -24,13 +24,14 @@ from robomemory.core import Action
 PHASES: dict[str, str] = {
     "start": "start: opening the task",
     "perceive": "perceive: summarising the observation",
-    "relations": "relations: where things are, from the world's words",
-    "compress": "compress: the oldest steps in one summary",
+    "spatial_relations": "spatial relations: where things are, from the world's words",
+    "temporal_compress": "temporal compress: the oldest steps in one summary",
     "temporal": "temporal",
     "spatial": "spatial",
     "semantic": "semantic",
     "episodic": "episodic",
     "recall": "recall: building working memory",
+    "ground": "ground: what is possible, left to do and where",
     "planner": "planner: writing a plan",
     "critic": "critic: checking the next action",
     "executor": "executor: acting",
@@ -187,6 +188,8 @@ class RunProgress:
 
 def consolidation_line(report: dict[str, Any]) -> str:
     """What consolidation wrote: items created and Mem0 events per long-term store."""
+    if report.get("not_learned"):
+        return f"nothing learned: {one_line(report['not_learned'])}"
     if report.get("skipped"):
         return "long-term memory already consolidated for this episode"
     parts = []

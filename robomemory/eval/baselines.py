@@ -25,7 +25,14 @@ from robomemory.episode import (
     trajectory_step,
     world_of,
 )
-from robomemory.grounding import notes_of, offered_candidates, path_of, update_done, update_states
+from robomemory.grounding import (
+    known_names,
+    notes_of,
+    offered_candidates,
+    path_of,
+    update_done,
+    update_states,
+)
 from robomemory.nodes.common import text_limits
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -75,7 +82,7 @@ class BaselineAgent:
         done: list[str] = []
         for item in trajectory:
             done = update_done(done, item)
-        names = [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
+        names = known_names(space)
         states: dict[str, str] = {}
         for text in [start.text, *(t["message"] for t in trajectory)]:
             states = update_states(states, text, names, space.verbs)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 MEMORY_NODES = ("temporal", "spatial", "semantic", "episodic")
 # Memory work done by a node beside perception, counted with its memory's branch.
-MEMORY_WORK = {"compress": "temporal"}
+MEMORY_WORK = {"temporal_compress": "temporal", "compress": "temporal"}  # (old traces: compress)
 
 
 class NodeEvent(BaseModel):

@@ -5,10 +5,14 @@ its verbs mean (``VerbSpec``: reads, moves, reverses, irreversible, reveals). Be
 reach a prompt, actions the episode has shown useless here are set aside (:mod:`.spent`),
 and those that would loop (:mod:`.loops`) or repeat an irreversible act; the rest are ranked
 against what was read (:mod:`.instructions`, :mod:`.states`, :mod:`.ranking`), with the
-search for a thing not seen yet first (:mod:`.frontier`). The model still chooses. This
+search for a thing not seen yet first (:mod:`.frontier`), in the stages of :mod:`.offer`.
+What the world showed this task is one typed :class:`WorldModel` (:mod:`.world`); what a step
+tells the planner and the critic is one :class:`Briefing` (:mod:`.briefing`). The model still
+chooses. This
 package imports only from ``core`` and ``episode``: no world's words live here.
 """
 
+from robomemory.grounding.briefing import Briefing, brief
 from robomemory.grounding.frontier import (
     act_moves,
     exploration,
@@ -25,7 +29,6 @@ from robomemory.grounding.instructions import (
     Instruction,
     instructions,
     left_instructions,
-    left_to_do,
     named_verbs,
     unseen_things,
     verb_phrases,
@@ -40,15 +43,26 @@ from robomemory.grounding.loops import (
 )
 from robomemory.grounding.meanings import Meanings, meanings
 from robomemory.grounding.notes import is_note, notes_of, update_done, update_notes
+from robomemory.grounding.offered import (
+    Scene,
+    Wanted,
+    cut,
+    missing_things,
+    offer,
+    offered_candidates,
+    promote,
+    set_aside,
+    wanted_things,
+    withhold,
+)
 from robomemory.grounding.ranking import (
     by_relevance,
     cut_per_verb,
     helped_now,
+    irreversible_conflicts,
     irreversible_repeats,
-    offered_candidates,
-    unasked_irreversible,
-    unrequested_irreversible,
-    wanted_things,
+    irreversible_unasked,
+    irreversible_unnamed,
 )
 from robomemory.grounding.spent import (
     FAILED,
@@ -60,53 +74,66 @@ from robomemory.grounding.spent import (
 )
 from robomemory.grounding.states import result_forms, update_states, verb_results
 from robomemory.grounding.text import named_by
+from robomemory.grounding.world import WorldModel, known_names
 
 __all__ = [
     "act_moves",
-    "FAILED",
-    "INSTRUCTION_WORDS",
-    "LOOK",
-    "Instruction",
-    "Meanings",
+    "brief",
+    "Briefing",
     "by_relevance",
     "changing_actions",
+    "cut",
     "cut_per_verb",
     "exploration",
-    "fetch_moves",
     "extend_path",
+    "FAILED",
+    "fetch_moves",
     "fresh_candidates",
     "helped_now",
     "hops",
+    "Instruction",
+    "INSTRUCTION_WORDS",
     "instructions",
+    "irreversible_conflicts",
     "irreversible_repeats",
+    "irreversible_unasked",
+    "irreversible_unnamed",
     "is_note",
+    "known_names",
+    "known_things",
     "left_instructions",
-    "left_to_do",
+    "LOOK",
     "loop_actions",
-    "named_verbs",
+    "Meanings",
     "meanings",
+    "missing_things",
     "named_by",
+    "named_verbs",
     "notes_of",
+    "offer",
     "offered_candidates",
     "path_of",
+    "promote",
     "refusal",
     "refused_again",
     "result_forms",
-    "known_things",
     "revealed_things",
+    "Scene",
+    "set_aside",
     "spent_actions",
-    "unasked_irreversible",
     "unchanged_reads",
-    "unrequested_irreversible",
     "unseen_things",
-    "update_done",
-    "update_notes",
     "untaken_exits",
     "update_acts_at",
+    "update_done",
+    "update_notes",
     "update_seen",
     "update_states",
     "verb_phrases",
     "verb_results",
     "visited_places",
+    "Wanted",
     "wanted_things",
+    "withhold",
+    "WorldModel",
 ]

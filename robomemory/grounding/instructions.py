@@ -190,21 +190,6 @@ def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) 
     return out
 
 
-def left_to_do(
-    notes: Sequence[str],
-    done: Sequence[str],
-    verbs: Sequence[VerbSpec],
-    names: Collection[str],
-    *,
-    task: str = "",
-    offered: Collection[str] = (),
-    states: Mapping[str, str] | None = None,
-) -> list[str]:
-    """The phrases of :func:`left_instructions`, as written."""
-    left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
-    return [ins.phrase for ins in left]
-
-
 def left_instructions(
     notes: Sequence[str],
     done: Sequence[str],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from robomemory.core import Action
 
@@ -30,3 +31,9 @@ def parsed(action: str) -> tuple[str, list[str]]:
 def named_by(action: Action, text: str) -> bool:
     """Whether ``text`` contains a word of the action's verb or arguments."""
     return bool(words(" ".join([action.verb, *action.args])) & set(WORD.findall(text.lower())))
+
+
+def holds(seq: Sequence[str], part: Sequence[str]) -> bool:
+    """Whether ``part`` is in ``seq``, its words one after another."""
+    n = len(part)
+    return n > 0 and any(list(seq[i : i + n]) == list(part) for i in range(len(seq) - n + 1))

@@ -15,7 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from robomemory.prompts.longterm import MemoryDecision, lesson_action, lesson_key
+from robomemory.memory.lessons import lesson_action, lesson_key
+from robomemory.prompts.longterm import MemoryDecision
 
 
 def content_hash(text: str) -> str:

@@ -31,9 +31,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
-from robomemory.core import Route
+from robomemory.core import PLACEMENT_RELATIONS, Route  # the extractor's placing words
 from robomemory.memory.base import Triple
-from robomemory.prompts.spatial import PLACEMENT_RELATIONS  # the extractor's placing words
 
 log = logging.getLogger(__name__)
 

@@ -6,17 +6,8 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.episode import StepRecord, episode_end, trajectory_step
-from robomemory.grounding import (
-    extend_path,
-    refusal,
-    untaken_exits,
-    update_acts_at,
-    update_done,
-    update_notes,
-    update_seen,
-)
-from robomemory.nodes.common import NodeRun, text_limits, world_states
-from robomemory.state import AgentState, current_plan, observation_of
+from robomemory.nodes.common import NodeRun, text_limits
+from robomemory.state import AgentState, briefing_of, current_plan, observation_of, world_model
 
 
 def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -39,12 +30,18 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "verdict": state.get("verdict"),
         "summary": state.get("summary", ""),
         "recalled": {k: len(v or "") for k, v in (state.get("recalled") or {}).items()},
-        "candidates": list(state.get("candidates") or []),
+        "recall_text": {k: (v or "")[:2000] for k, v in (state.get("recalled") or {}).items()},
+        "candidates": [str(a) for a in briefing_of(state).candidates],
     }
     run.ctx.memory.episodes.record_step(state["handles"]["episode_id"], record)
     space = run.ctx.executor.action_space()
-    path = extend_path(
-        state.get("path") or [], str(action), item.get("world"), obs.place or place, refusal(item)
+    world = world_model(state).observe(
+        space,
+        obs.place or place,
+        [result.message, obs.text],
+        held=obs.holding,
+        step=item,
+        task=state.get("task") or "",
     )
     update: dict = {
         "step": step,
@@ -52,19 +49,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "verdict": None,
         "last_result": result.model_dump(mode="json"),
         "trajectory": [item],
-        "notes": update_notes(state.get("notes") or [], item, state.get("task") or "", space.verbs),
-        "done_actions": update_done(state.get("done_actions") or [], item),
-        "states": world_states(state.get("states"), [result.message, obs.text], space),
-        "path": path,
-        "exits": untaken_exits(
-            state.get("exits") or {}, obs.place or place, space.candidates, space.verbs, path
-        ),
-        "seen": update_seen(
-            state.get("seen") or {}, obs.place or place, space.candidates, space.verbs, obs.holding
-        ),
-        "acts_at": update_acts_at(
-            state.get("acts_at") or {}, obs.place or place, space.candidates, space.verbs
-        ),
+        "world": world.model_dump(),
     }
     # Keep the previous observation when the executor returns none (e.g. a rejected action).
     if obs.text or obs.images or obs.score is not None:

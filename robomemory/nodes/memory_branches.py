@@ -19,7 +19,7 @@ from robomemory.memory.spatial import render_triples
 from robomemory.memory.spatial_algorithm import make_triple
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun
-from robomemory.prompts.perceive import verbatim_summary
+from robomemory.nodes.perceive import verbatim_summary
 from robomemory.state import AgentState, observation_of
 
 
@@ -36,12 +36,12 @@ def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     return run.finish({"temporal": buffer, "recalled": {"temporal": module.render(buffer)}})
 
 
-def compress(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+def temporal_compress(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     """The temporal memory's compression, beside perceive: a full buffer overflows with the
     step's entry whatever it says, and what is compressed (the whole buffer) is known before
     the step's summary, so its model call is batched with perception's instead of following
     them. The temporal branch uses it when it was made of the buffer it holds."""
-    run = NodeRun("compress", runtime)
+    run = NodeRun("temporal_compress", runtime)
     module = run.ctx.memory.temporal
     buffer = list(state.get("temporal") or [])
     if not run.ctx.config.memory.temporal.enabled or not module.due(buffer):
@@ -56,7 +56,7 @@ def buffer_key(buffer: list[str]) -> str:
 
 
 def compressed_for(compressed: Mapping[str, str] | None, buffer: list[str]) -> str | None:
-    """The summary the compress node made of ``buffer``; None if it made none of this one."""
+    """The summary temporal_compress made of ``buffer``; None if it made none of this one."""
     if compressed and compressed.get("of") == buffer_key(buffer):
         return compressed["summary"]
     return None
@@ -71,12 +71,12 @@ def temporal_entry(summary: str, last: TrajectoryStep | None) -> str:
     return f"{step_line(last)}: {summary.strip()}"
 
 
-def relations(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+def spatial_relations(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     """Algorithm 2's relation retriever, beside perceive: with grounded perception it reads the
     world's own words, not s_t, so it need not wait for the step summarizer, and its model call
     is batched with perceive's two. Without grounding (or spatial memory) it leaves G_new to
     the spatial branch, which extracts it from s_t."""
-    run = NodeRun("relations", runtime)
+    run = NodeRun("spatial_relations", runtime)
     module = run.ctx.memory.spatial
     grounding = scene_grounding(state)
     episode_id, step = state["handles"]["episode_id"], _global_step(state)

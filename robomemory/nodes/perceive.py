@@ -6,7 +6,7 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.nodes.common import NodeRun, last_action_text
+from robomemory.nodes.common import NodeRun
 from robomemory.prompts.perceive import (
     QUERY_CHARS,
     QUERY_SYSTEM,
@@ -17,10 +17,11 @@ from robomemory.prompts.perceive import (
     perceive_user,
     query_user,
     summarizer_user,
-    verbatim_summary,
-    whole_words,
 )
-from robomemory.state import AgentState, observation_of
+from robomemory.state import AgentState, last_result_of, observation_of
+
+# A world's answer up to VERBATIM_CHARS (with the room) is its own step summary.
+VERBATIM_CHARS = 200
 
 
 def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -79,3 +80,39 @@ def kept_queries(
     if previous == [task]:
         return []
     return list(previous) if previous and short_answer and not moved else []
+
+
+def last_action_text(state: AgentState, shown: str = "") -> str | None:
+    """The last action and the world's answer, as the query generator is shown them; the
+    answer is left out when it is the text ``shown`` anyway (the observation), so the prompt
+    carries it once."""
+    result = last_result_of(state)
+    if result is None:
+        return None
+    head = f"{result.action} -> {result.outcome.value}"
+    if " ".join(result.message.split()) in ("", " ".join(shown.split())):
+        return head
+    return f"{head}: {result.message}".strip()
+
+
+def verbatim_summary(observation: str, place: str | None = None) -> str | None:
+    """The world's answer itself as the step summary, when it is short enough to be one
+    ("You open the box."): a model summary of it adds nothing but a chance of a wrong word
+    and a model call. None for a longer answer."""
+    text = " ".join(observation.split())
+    line = f"In {place}: {text}" if place else text
+    return line if text and len(line) <= VERBATIM_CHARS else None
+
+
+def whole_words(summary: str) -> str:
+    """A summary cut at SUMMARY_CHARS (the grammar closes the string there) back to its last
+    whole sentence or clause in its second half, else its last whole word; a shorter one as
+    it is."""
+    text = summary.strip()
+    if len(text) < SUMMARY_CHARS or " " not in text:
+        return text
+    text = text[: text.rindex(" ")]
+    for sep, keep in ((". ", 1), (", ", 0)):
+        if (at := text.rfind(sep)) > len(text) // 2:
+            return text[: at + keep]
+    return text.rstrip(" ,;:-")

@@ -17,7 +17,7 @@ from robomemory.context import AgentContext
 from robomemory.memory.condenser import Condenser, Event
 from robomemory.memory.temporal import entry_step
 from robomemory.nodes.common import NodeRun
-from robomemory.state import AgentState, observation_of
+from robomemory.state import AgentState, observation_of, world_model
 
 STABLE_SECTIONS = (("semantic", "Lessons"), ("episodic", "Past episodes"))
 TEMPORAL_SECTION = ("temporal", "What I have done")
@@ -44,7 +44,7 @@ def progress_line(state: AgentState) -> str:
     score, max_score = state.get("score"), state.get("max_score")
     if score is not None and max_score:
         parts.append(f"Score: {score:g} of {max_score:g}")
-    done = state.get("done_actions") or []
+    done = world_model(state).done
     if done:
         parts.append(f"Done: {', '.join(done)}")
     return "\n".join(parts)
@@ -61,7 +61,7 @@ def memory_events(state: AgentState) -> list[Event]:
         return Event(kind="memory" if text else "noise", text=f"{title}:\n{text}")
 
     events += [section(k, t) for k, t in STABLE_SECTIONS]
-    notes = state.get("notes") or []
+    notes = world_model(state).notes
     if notes:
         events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
     events += temporal_events(state)

@@ -9,8 +9,8 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import RouteLearner, clip
 from robomemory.episode import world_of
-from robomemory.grounding import untaken_exits, update_acts_at, update_seen
-from robomemory.nodes.common import NodeRun, text_limits, world_states
+from robomemory.grounding import WorldModel
+from robomemory.nodes.common import NodeRun, text_limits
 from robomemory.state import AgentState
 
 
@@ -20,8 +20,13 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     observation = observation.bounded(text_limits(run.ctx.config))
     task = clip(state.get("task") or task, run.ctx.config.max_task_chars)
     learned = recall_routes(run.ctx)
-    space = run.ctx.executor.action_space()
-    path = [["", world_of(observation), observation.place]]
+    world = WorldModel.recalled(recall_places(run.ctx)).observe(
+        run.ctx.executor.action_space(),
+        observation.place,
+        [observation.text],
+        world=world_of(observation),
+        held=observation.holding,
+    )
     episode_id = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
     handles = run.ctx.memory.handles(episode_id).model_dump()
     return run.finish(
@@ -30,17 +35,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "handles": handles,
             "step": 0,
             "observation": observation.model_dump(),
-            "states": world_states({}, [observation.text], space),
-            "path": path,
-            "exits": untaken_exits({}, observation.place, space.candidates, space.verbs, path),
-            "seen": update_seen(
-                recall_places(run.ctx),
-                observation.place,
-                space.candidates,
-                space.verbs,
-                observation.holding,
-            ),
-            "acts_at": update_acts_at({}, observation.place, space.candidates, space.verbs),
+            "world": world.model_dump(),
             "temporal": [],
             "in_view": {"semantic": [], "episodic": []},
             "plan": [],

@@ -4,7 +4,6 @@ updater (ADD / UPDATE / DELETE / NOOP against existing items named by integer id
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
@@ -76,38 +75,6 @@ def insights_model(steps: tuple[str, ...], task_lessons: bool = True) -> type[Se
     if not fields:
         return SemanticInsights
     return create_model("SemanticInsights", __base__=SemanticInsights, **fields)
-
-
-LESSON_MESSAGE_CHARS = 100
-_LESSON = re.compile(r"(?P<action>[a-z_]+\([^()]*\)) (?P<verdict>helped|hurt): ")
-
-
-def lesson_text(action: str, verdict: str, message: str) -> str:
-    """An action lesson as memory stores it: the step, the verdict and what the world said,
-    e.g. ``cook(red onion, oven) hurt: You burned the red onion! *** You lost! ***``."""
-    said = " ".join(message.split())[:LESSON_MESSAGE_CHARS]
-    return f"{action} {verdict}: {said}".rstrip()
-
-
-def lesson_action(text: str) -> str | None:
-    """The action an action lesson is about, or None when ``text`` is no action lesson."""
-    m = _LESSON.match(text.strip())
-    return m["action"] if m else None
-
-
-def lesson_key(text: str) -> tuple[str, str] | None:
-    """(action, verdict) of an action lesson, or None when ``text`` is no action lesson."""
-    m = _LESSON.match(text.strip())
-    return (m["action"], m["verdict"]) if m else None
-
-
-def lesson_actions(text: str) -> tuple[list[str], list[str]]:
-    """(helped, hurt) actions of the action lessons in ``text`` (e.g. recalled memory)."""
-    helped: list[str] = []
-    hurt: list[str] = []
-    for m in _LESSON.finditer(text):
-        (helped if m["verdict"] == "helped" else hurt).append(m["action"])
-    return helped, hurt
 
 
 EPISODE_CHARS = 240  # recalled into every planner prompt of later tasks: kept short

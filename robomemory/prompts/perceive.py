@@ -9,9 +9,8 @@ from pydantic import BaseModel, Field, StringConstraints
 # Bounded outputs: generated tokens are the slowest part of a call on a CPU; a query of a few
 # words embeds and retrieves as well as a sentence.
 QUERY_CHARS = 40
-# A world's answer up to VERBATIM_CHARS is its own summary; the model's summary of a longer one
-# is cut at SUMMARY_CHARS: past it a small model lists what the map holds, or restates the task.
-VERBATIM_CHARS = 200
+# The model's summary is cut at SUMMARY_CHARS: past it a small model lists what the map holds,
+# or restates the task.
 SUMMARY_CHARS = 120
 OBSERVATION_CHARS = 1500
 Query = Annotated[str, StringConstraints(max_length=QUERY_CHARS)]
@@ -64,29 +63,6 @@ def perceive_user(
     if names:
         head += f"Names here: {', '.join(names)}\n"
     return f"{head}Observation:\n{observation.strip()[:OBSERVATION_CHARS]}"
-
-
-def verbatim_summary(observation: str, place: str | None = None) -> str | None:
-    """The world's answer itself as the step summary, when it is short enough to be one
-    ("You open the box."): a model summary of it adds nothing but a chance of a wrong word
-    and a model call. None for a longer answer."""
-    text = " ".join(observation.split())
-    line = f"In {place}: {text}" if place else text
-    return line if text and len(line) <= VERBATIM_CHARS else None
-
-
-def whole_words(summary: str) -> str:
-    """A summary cut at SUMMARY_CHARS (the grammar closes the string there) back to its last
-    whole sentence or clause in its second half, else its last whole word; a shorter one as
-    it is."""
-    text = summary.strip()
-    if len(text) < SUMMARY_CHARS or " " not in text:
-        return text
-    text = text[: text.rindex(" ")]
-    for sep, keep in ((". ", 1), (", ", 0)):
-        if (at := text.rfind(sep)) > len(text) // 2:
-            return text[: at + keep]
-    return text.rstrip(" ,;:-")
 
 
 def summarizer_user(

@@ -9,6 +9,7 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from robomemory.core import TASK_COMPLETE, Action, ActionSpace
+from robomemory.grounding.briefing import Briefing
 
 # Model answers are taken as they are: no field the schema does not name (the grammar then
 # also forbids them, so the model cannot spend tokens on them).
@@ -128,45 +129,34 @@ def plan_actions(plan: BaseModel, candidates: list[Action] | None = None) -> lis
 
 
 def planner_user(
-    context: str,
-    candidates: list[Action],
-    critique: str | None,
-    last_result: str | None = None,
-    names: list[str] | None = None,
-    space: ActionSpace | None = None,
-    left: Sequence[str] = (),
-    helped: Sequence[str] = (),
-    looped: Sequence[str] = (),
-    unseen: tuple[Sequence[str], Sequence[str]] = ((), ()),
-    fetch: tuple[Sequence[str], Sequence[str]] = ((), ()),
-    finding: tuple[Sequence[str], Sequence[str], Sequence[str]] = ((), (), ()),
+    context: str, briefing: Briefing, space: ActionSpace, critique: str | None = None
 ) -> str:
     """The planner's user message, stable parts first: working memory (task first), the
-    actions possible now (described from ``space``), then the last result again, what helped
-    before and is possible now (``helped``), what is not offered because it would loop
-    (``looped``), what the notes instruct that is not done (``left``), what they name
-    that is not seen yet with the actions that search for it (``unseen``) and what they need
-    that was seen elsewhere with the moves there (``fetch``), what the task only describes
-    with the ways to places not visited (``finding``): a small model weighs the end most."""
+    actions possible now (described from ``space``), then the briefing's lines: the last
+    result again, what helped before and is possible now, what is not offered because it
+    would loop, what is left to do, what is not seen yet and where to look, what is needed
+    from elsewhere and the way there, what the task only describes and where it may be (a
+    small model weighs the end most)."""
+    b = briefing
     parts = [context]
-    if candidates:
-        parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
+    if b.candidates:
+        parts.append(f"Actions possible now:\n{numbered(b.candidates, space)}")
     else:
-        parts.append(f"Known names: {', '.join(names or []) or 'none yet'}")
-    if last_result:
-        parts.append(f"Last result: {last_result}")
-    if helped:
-        parts.append(helped_line(helped))
-    if looped:
-        parts.append(looped_line(looped))
-    if left:
-        parts.append(left_line(left))
-    if unseen[0]:
-        parts.append(unseen_line(*unseen))
-    if fetch[0] and fetch[1]:
-        parts.append(fetch_line(*fetch))
-    if finding[0] and (finding[1] or finding[2]):
-        parts.append(finding_line(*finding))
+        parts.append(f"Known names: {', '.join(space.all_targets()) or 'none yet'}")
+    if b.last_result:
+        parts.append(f"Last result: {b.last_result}")
+    if b.helped:
+        parts.append(helped_line(b.helped))
+    if b.looped:
+        parts.append(looped_line(b.looped))
+    if b.left:
+        parts.append(left_line(b.left))
+    if b.missing:
+        parts.append(unseen_line(b.missing, b.search))
+    if b.away and b.fetch:
+        parts.append(fetch_line(b.away, b.fetch))
+    if b.described and (b.unvisited or b.here):
+        parts.append(finding_line(b.described, b.unvisited, b.here))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
@@ -235,24 +225,18 @@ class CriticVerdict(BaseModel):
 
 
 def critic_user(
-    context: str,
-    action: str,
-    plan: list[str],
-    candidates: list[Action],
-    last_result: str | None = None,
-    space: ActionSpace | None = None,
-    left: Sequence[str] = (),
-    helped: Sequence[str] = (),
+    context: str, action: str, plan: list[str], briefing: Briefing, space: ActionSpace
 ) -> str:
     """Working memory first (shared prefix with the planner's prompt), then the choice."""
+    b = briefing
     parts = [context]
-    if candidates:
-        parts.append(f"Actions possible now:\n{numbered(candidates, space)}")
-    if last_result:
-        parts.append(f"Last result: {last_result}")
-    if helped:
-        parts.append(helped_line(helped))
-    if left:
-        parts.append(left_line(left))
+    if b.candidates:
+        parts.append(f"Actions possible now:\n{numbered(b.candidates, space)}")
+    if b.last_result:
+        parts.append(f"Last result: {b.last_result}")
+    if b.helped:
+        parts.append(helped_line(b.helped))
+    if b.left:
+        parts.append(left_line(b.left))
     parts.append(f"Plan: {' -> '.join(plan)}\nProposed next action: {action}")
     return "\n\n".join(parts)

@@ -8,15 +8,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, create_model
 
+from robomemory.core import PLACEMENT_RELATIONS, RELATIONS
+
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Name = Annotated[str, StringConstraints(max_length=40)]
 
-# A fixed relation vocabulary keeps the map canonical ("cup on table" vs "cup in drawer" are
-# then comparable) and lets the grammar stop a small model from inventing relations.
-RELATIONS = (
-    "in", "on", "at", "hold", "near", "under", "left_of", "right_of",
-    "north_of", "south_of", "east_of", "west_of",
-)  # fmt: skip
 RelationName = Literal[RELATIONS]  # type: ignore[valid-type]
 
 
@@ -95,11 +91,6 @@ def extract_user(summary: str, names: Sequence[str] = ()) -> str:
     if names:
         return f"Names: {', '.join(names)}\nObservation: {summary}"
     return f"Observation: {summary}"
-
-
-# Where a thing is, relative to its holder; the robot's own facts (place, holdings) come from
-# grounding, not from the extractor, and room adjacency from the map.
-PLACEMENT_RELATIONS = ("in", "on", "at", "near", "under")
 
 
 @lru_cache(maxsize=256)

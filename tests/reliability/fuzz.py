@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from robomemory.prompts.spatial import RELATIONS
+from robomemory.core import RELATIONS
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
 from robomemory.testing.openai_server import minimal_instance

@@ -10,8 +10,8 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from reliability.fuzz import fuzz_llm
 from robomemory import build_agent
 from robomemory.config import AgentConfig
+from robomemory.core import RELATIONS
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
-from robomemory.prompts.spatial import RELATIONS
 
 pytestmark = [pytest.mark.reliability, pytest.mark.timeout(1800)]
 

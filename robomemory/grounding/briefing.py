@@ -1,0 +1,187 @@
+"""The briefing: what the planner and the critic are told about the world at one step, derived
+once from the world model and the actions possible now (pure; the ``ground`` node builds it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from robomemory.core import Action, ActionSpace, Route, VerbSpec
+from robomemory.grounding.frontier import act_moves, fetch_moves
+from robomemory.grounding.instructions import left_instructions
+from robomemory.grounding.loops import loop_actions, visited_places
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.offered import (
+    Scene,
+    Wanted,
+    missing_things,
+    offer,
+    search_moves,
+    wanted_things,
+)
+from robomemory.grounding.ranking import helped_now
+from robomemory.grounding.text import word_list
+from robomemory.grounding.world import WorldModel, known_names
+
+
+class Briefing(BaseModel):
+    """One step's grounded facts, each derived once; planner and critic render them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidates: list[Action] = Field(
+        default_factory=list, description="the actions offered now, ranked and cut"
+    )
+    last_result: str | None = Field(
+        default=None, description="the newest step and the world's whole answer"
+    )
+    left: list[str] = Field(
+        default_factory=list, description="what the notes, then the task, instruct not done yet"
+    )
+    helped: list[str] = Field(
+        default_factory=list, description="offered actions recalled lessons say helped"
+    )
+    looped: list[str] = Field(
+        default_factory=list, description="actions set aside: they would bring a state back"
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="what the instructions act on, not seen yet"
+    )
+    search: list[str] = Field(
+        default_factory=list, description="the offered actions that look for it, nearest first"
+    )
+    away: list[str] = Field(
+        default_factory=list, description="what is needed, seen elsewhere: 'thing (place)'"
+    )
+    fetch: list[str] = Field(default_factory=list, description="the offered moves there")
+    described: list[str] = Field(
+        default_factory=list, description="what the task asks to find by description only"
+    )
+    unvisited: list[str] = Field(
+        default_factory=list, description="the offered moves to places not visited yet"
+    )
+    here: list[str] = Field(
+        default_factory=list, description="every place visited: the things here to choose from"
+    )
+
+
+def brief(
+    space: ActionSpace,
+    world: WorldModel,
+    scene: Scene,
+    *,
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    routes: Sequence[Route] = (),
+    limit: int | None = None,
+    last_result: str | None = None,
+) -> Briefing:
+    """The briefing of a step: the offered list (:func:`offer`) and the lines that point
+    into it, from facts each derived once (what is missing, what is wanted, what is left)."""
+    verbs = space.verbs
+    missing = missing_things(world, space.candidates, verbs)
+    wanted = None
+    if world.notes:
+        wanted = wanted_things(
+            world.notes,
+            world.done,
+            verbs,
+            space.candidates,
+            scene.task,
+            world.states,
+            world.seen,
+            scene.held,
+        )
+    offered = offer(
+        space.candidates,
+        verbs,
+        world,
+        scene,
+        lessons=lessons,
+        routes=routes,
+        limit=limit,
+        missing=missing,
+        wanted=wanted,
+    )
+    left = left_instructions(
+        world.notes,
+        world.done,
+        verbs,
+        known_names(space),
+        task=scene.task,
+        offered=[a for c in space.candidates for a in c.args],
+        states=world.states,
+    )
+    possible = {str(a) for a in space.candidates}
+    search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
+    away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
+    described, unvisited, here = finding(space, offered, world, scene.task)
+    return Briefing(
+        candidates=offered,
+        last_result=last_result,
+        left=[i.phrase for i in left],
+        helped=helped_now(lessons[0], offered, world.done),
+        looped=[a for a in loop_actions(world.path) if a in possible],
+        missing=missing,
+        search=[str(a) for a in search],
+        away=away,
+        fetch=fetch,
+        described=described,
+        unvisited=unvisited,
+        here=here,
+    )
+
+
+def fetch_lines(
+    offered: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    scene: Scene,
+    wanted: Wanted | None,
+    missing: Sequence[str],
+) -> tuple[list[str], list[str]]:
+    """(what is left to do needs that was last seen elsewhere, as ``thing (place)``, or the
+    next act on nothing and where it was offered, as ``act() (place)``; the offered moves
+    there): both empty while such a thing is here, or before anything is read."""
+    if wanted is None:
+        return [], []
+    seen, held = world.seen, scene.held
+    moves = fetch_moves(
+        wanted.things,
+        offered,
+        verbs,
+        here=scene.place,
+        seen=seen,
+        held=held,
+        in_place=wanted.in_place,
+    )
+    places = {tuple(word_list(a.args[0])) for a in moves if a.args}  # the map's spelling too
+    away = [
+        f"{t} ({seen[t]})"
+        for t in wanted.things
+        if t not in held and t in seen and tuple(word_list(seen[t])) in places
+    ]
+    if not moves and wanted.act is not None and not missing:
+        moves = act_moves(wanted.act, offered, verbs, here=scene.place, acts_at=world.acts_at)
+        away = [f"{wanted.act}() ({moves[0].args[0]})"] if moves else []
+    return (away, [str(a) for a in moves]) if moves else ([], [])
+
+
+def finding(
+    space: ActionSpace, offered: Sequence[Action], world: WorldModel, task: str
+) -> tuple[list[str], list[str], list[str]]:
+    """(what the task asks to find by description while its act on it is not done, "a(n)
+    plant"; the offered moves to places not visited; once every place is visited, the things
+    here, among which the choice is): all empty when the task describes no such thing."""
+    left = left_instructions(world.notes, world.done, space.verbs, [], task=task)
+    described = [i.described for i in left if i.refers and i.described]
+    if not described:
+        return [], [], []
+    moves = meanings(space.verbs).moves
+    visited = set(visited_places(world.path))
+    ways = [str(a) for a in offered if a.verb in moves and a.args and a.args[0] not in visited]
+    if ways:
+        return described, ways, []
+    here = [a.args[0] for a in space.candidates if a.verb not in moves and a.args]
+    return described, [], list(dict.fromkeys(here))

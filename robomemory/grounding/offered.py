@@ -1,0 +1,285 @@
+"""Which of the world's candidate actions a prompt offers, in what order (pure functions):
+set aside -> withhold -> rank -> promote -> cut, each stage one function.
+
+A small model reads a list top-down and favours its head: what the notes name comes first,
+what would undo what is done or repeat an irreversible act comes last or not at all, and
+while what is left to do names a thing not seen yet, the search for it leads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
+from robomemory.episode import TrajectoryStep
+from robomemory.grounding.frontier import (
+    act_moves,
+    exploration,
+    fetch_moves,
+    known_things,
+    revealed_things,
+)
+from robomemory.grounding.instructions import left_instructions, named_verbs, unseen_things
+from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.ranking import (
+    by_relevance,
+    cut_per_verb,
+    irreversible_conflicts,
+    irreversible_repeats,
+    irreversible_unasked,
+    irreversible_unnamed,
+    needs_of,
+)
+from robomemory.grounding.spent import fresh_candidates, refused_again, unchanged_reads
+from robomemory.grounding.text import holds, named_by, word_list, words
+from robomemory.grounding.world import WorldModel
+
+
+def offered_candidates(
+    candidates: Sequence[Action],
+    trajectory: Sequence[TrajectoryStep],
+    place: str | None,
+    *,
+    task: str = "",
+    notes: Sequence[str] = (),
+    done: Sequence[str] = (),
+    verbs: Sequence[VerbSpec] = (),
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    path: Sequence[Sequence] = (),
+    states: Mapping[str, str] | None = None,
+    routes: Sequence[Route] = (),
+    exits: Mapping[str, Sequence[str]] | None = None,
+    seen: Mapping[str, str] | None = None,
+    acts_at: Mapping[str, str] | None = None,
+    held: Collection[str] = (),
+    limit: int | None = None,
+) -> list[Action]:
+    """The candidates a prompt shows, from the parts of a world model (the baselines keep
+    them apart): :func:`offer` over a :class:`WorldModel` of them."""
+    world = WorldModel(
+        notes=list(notes),
+        done=list(done),
+        states=dict(states or {}),
+        path=[list(s) for s in path],
+        exits={k: list(v) for k, v in (exits or {}).items()},
+        seen=dict(seen or {}),
+        acts_at=dict(acts_at or {}),
+    )
+    scene = Scene(place=place, held=tuple(held), task=task, trajectory=tuple(trajectory))
+    return offer(candidates, verbs, world, scene, lessons=lessons, routes=routes, limit=limit)
+
+
+class Scene(NamedTuple):
+    """Where the robot is now and what it was asked: what the world model does not keep."""
+
+    place: str | None
+    held: tuple[str, ...] = ()
+    task: str = ""
+    trajectory: tuple[TrajectoryStep, ...] = ()  # the newest steps (spent actions)
+
+
+def offer(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    scene: Scene,
+    *,
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    routes: Sequence[Route] = (),
+    limit: int | None = None,
+    missing: Sequence[str] | None = None,
+    wanted: Wanted | None = None,
+) -> list[Action]:
+    """The candidates a prompt shows, in five stages: :func:`set_aside` what the task has
+    shown useless or looping, :func:`withhold` what lessons say hurt and irreversible acts
+    nothing asks for, :func:`by_relevance` (rank) against what was read, :func:`promote` what
+    leads (the task's read and way, the search, the fetch), :func:`cut` to ``limit``.
+    ``lessons`` = (helped, hurt) actions long-term memory recalls; ``missing`` and
+    ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them.
+    The planner, the critic and the baselines all see this list."""
+    if missing is None:
+        missing = missing_things(world, candidates, verbs)
+    if wanted is None and world.notes:
+        wanted = wanted_things(
+            world.notes,
+            world.done,
+            verbs,
+            candidates,
+            scene.task,
+            world.states,
+            world.seen,
+            scene.held,
+        )
+    fresh = set_aside(candidates, verbs, world, scene)
+    kept, last = withhold(fresh, verbs, world.read(), scene.task, lessons)
+    ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
+    leads = promote(ranked, verbs, world, scene, routes, missing, wanted)
+    ordered = leads + [a for a in ranked if a not in leads]
+    return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
+
+
+def set_aside(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, scene: Scene
+) -> list[Action]:
+    """The candidates less those spent here, those that would loop, repeat an irreversible
+    act (on the whole path: a thing fired forty steps ago is spoiled if fired again), read
+    again what will not change or ask again what was refused twice (all of them when only
+    finishing would be left)."""
+    did = [*changing_actions(world.path), *world.done]
+    aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
+    aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
+    aside += refused_again(world.path, scene.place)
+    return fresh_candidates(candidates, scene.trajectory, scene.place, verbs, aside, scene.held)
+
+
+def withhold(
+    fresh: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    read: Sequence[str],
+    task: str,
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+) -> tuple[list[Action], set[str]]:
+    """(``fresh`` less what is not offered, the irreversible acts to rank last). Not
+    offered: an action a lesson says hurt (listed, even last, a small model copies it; one
+    the lessons disagree on stays), an irreversible act on a thing the instructions ask
+    another act of (:func:`irreversible_conflicts`), once something is ``read`` one on a
+    thing nothing read or given names (:func:`irreversible_unnamed`), and while a read the
+    task asks for is not done, every irreversible act the task does not ask for. Finishing
+    is always offered, and so is the rest when withholding would leave nothing else."""
+    helped, hurt = lessons
+    withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
+    texts = [*read, task]
+    withheld |= set(irreversible_conflicts(fresh, verbs, texts))
+    unasked = irreversible_unasked(fresh, verbs, texts)
+    withheld |= set(irreversible_unnamed(fresh, unasked, read, task, verbs))
+    if not read and named_verbs(task, verbs) & meanings(verbs).reads:
+        withheld |= set(unasked)
+    kept = [a for a in fresh if str(a) not in withheld]
+    if not any(a.verb != TASK_COMPLETE for a in kept):
+        kept = list(fresh)
+    return kept, withheld | set(unasked)
+
+
+def promote(
+    ranked: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    scene: Scene,
+    routes: Sequence[Route],
+    missing: Sequence[str],
+    wanted: Wanted | None,
+) -> list[Action]:
+    """What leads the list, of ``ranked``. Before anything is read: a read of a thing the
+    task names and a way to a place it names (the task points at what to read and where),
+    then the moves that search. While the notes name a thing not seen (``missing``): the
+    search for it (:func:`exploration`). Once something is read, first the way to where a
+    thing what is left needs was last seen (:func:`fetch_moves`), else, with nothing
+    searched for, the way to where the next act on nothing was offered (:func:`act_moves`)."""
+    meaning = meanings(verbs)
+    task, place = scene.task, scene.place
+    leads: list[Action] = []
+    if not world.notes:
+        reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
+        ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
+        leads = reads[:1] + ways[:1]
+    if missing or not world.notes:
+        search = search_moves(ranked, verbs, world, place, routes)
+        moves = [a for a in search if a.verb in meaning.moves and a not in leads]
+        leads = search if missing else leads + moves
+    if wanted is not None:
+        fetch = fetch_moves(
+            wanted.things,
+            ranked,
+            verbs,
+            here=place,
+            seen=world.seen,
+            held=scene.held,
+            in_place=wanted.in_place,
+        )
+        if not fetch and not missing:  # the act waits for what is still searched for
+            fetch = act_moves(wanted.act, ranked, verbs, here=place, acts_at=world.acts_at)
+        leads = fetch[:1] + [a for a in leads if a not in fetch[:1]]
+    return leads
+
+
+def cut(
+    ordered: Sequence[Action], limit: int, verbs: Sequence[VerbSpec], task: str, head: int
+) -> list[Action]:
+    """``ordered`` cut to ``limit`` by :func:`cut_per_verb`, the first ``head`` (what leads)
+    kept; an irreversible verb the task names ("focus on the thing") is a choice the task
+    turns on: the planner can only name an action it is shown, so its options stay."""
+    whole = named_verbs(task, verbs) & meanings(verbs).irreversible
+    return cut_per_verb(ordered, limit, whole, head)
+
+
+def search_moves(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    place: str | None,
+    routes: Sequence[Route],
+) -> list[Action]:
+    """The candidates that search from where the robot is (:func:`exploration` over the
+    world model's path, exits and what its actions revealed), nearest first."""
+    return exploration(
+        candidates,
+        verbs,
+        here=place,
+        visited=visited_places(world.path),
+        revealed=revealed_things(world.acted(), verbs),
+        routes=routes,
+        exits=world.exits,
+    )
+
+
+def missing_things(
+    world: WorldModel, candidates: Sequence[Action], verbs: Sequence[VerbSpec]
+) -> list[str]:
+    """What the instructions read (newest first) act on that the world has not shown this
+    task (:func:`unseen_things` against :func:`known_things`)."""
+    names = known_things(candidates, world.acted(), world.seen)
+    return unseen_things(" . ".join(world.read()), verbs, names)
+
+
+class Wanted(NamedTuple):
+    """What left instructions need (:func:`wanted_things`), which of it is used where it
+    stands (the things an alias fixes, "fire": the kiln; gone to, not carried), and the verb of
+    the next instruction when it acts on nothing (it is done where the world offers it)."""
+
+    things: list[str]
+    in_place: list[str]
+    act: str | None = None
+
+
+def wanted_things(
+    notes: Sequence[str],
+    done: Sequence[str],
+    verbs: Sequence[VerbSpec],
+    candidates: Sequence[Action],
+    task: str,
+    states: Mapping[str, str] | None,
+    seen: Mapping[str, str],
+    held: Collection[str] = (),
+) -> Wanted:
+    """The things what is left to do acts on, then those its aliases fix ("grill the apple":
+    the BBQ), then those the descriptions of its verbs not offered now say they need ("sand:
+    needs a held file" -> file), among the known; and the next act on nothing, if that is
+    what comes first and the robot holds a thing the notes name."""
+    offered = [n for a in candidates for n in a.args]
+    names = list(dict.fromkeys([*offered, *seen]))
+    left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
+    described = {v.name: v.description for v in verbs}
+    verbs_now = {a.verb for a in candidates}
+    needs = set().union(*(needs_of(words(i.phrase), described, verbs_now) for i in left))
+    fixed = {tuple(word_list(r)) for i in left for r in i.rest}
+    acted_on = [i.thing for i in left if i.thing]
+    in_place = [n for n in names if tuple(word_list(n)) in fixed and n not in acted_on]
+    out = [*acted_on, *in_place]
+    out += [n for n in names if words(n) and words(n) <= needs]
+    # an act on nothing is done with what is held: one the notes name, gathered already
+    read = word_list(" . ".join(n.split(": ", 1)[-1] for n in notes))
+    ready = any(holds(read, word_list(h)) for h in held)
+    act = left[0].verb if left and left[0].on_nothing and ready else None
+    return Wanted(list(dict.fromkeys(out)), in_place, act)

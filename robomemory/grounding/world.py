@@ -1,0 +1,105 @@
+"""The world model: what the robot knows of the world in this task, read from the world's own
+words and the actions it offers (pure; the graph's state holds it under one key, ``world``).
+
+It is the fifth memory beside the paper's four: symbolic, exact and short-lived (one task).
+What was read that the task depends on (notes), what was done, what each thing was last said
+to be (states), the task's path of world states (loops), the moves not taken from each place
+(search), where each thing was last offered (fetch) and where each act on nothing was offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from robomemory.core import ActionSpace
+from robomemory.episode import TrajectoryStep
+from robomemory.grounding.frontier import untaken_exits, update_acts_at, update_seen
+from robomemory.grounding.loops import extend_path, refusal
+from robomemory.grounding.notes import update_done, update_notes
+from robomemory.grounding.states import update_states
+
+
+def known_names(space: ActionSpace) -> list[str]:
+    """The names the executor knows now: its targets and the arguments of its candidates."""
+    return [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
+
+
+class WorldModel(BaseModel):
+    """What the world showed this task, kept exactly (no model reads or writes it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    notes: list[str] = Field(
+        default_factory=list, description="what was read that the task depends on (bounded)"
+    )
+    done: list[str] = Field(
+        default_factory=list, description="actions that changed the world, newest last (bounded)"
+    )
+    states: dict[str, str] = Field(
+        default_factory=dict, description="thing -> what the world's words last said it is"
+    )
+    path: list[list] = Field(
+        default_factory=list,
+        description="[action, world after it, place(, refusal)] per step, the start first",
+    )
+    exits: dict[str, list[str]] = Field(
+        default_factory=dict, description="place -> moves offered there not taken yet"
+    )
+    seen: dict[str, str] = Field(
+        default_factory=dict, description="thing -> place where it was last offered to act on"
+    )
+    acts_at: dict[str, str] = Field(
+        default_factory=dict, description="act on nothing -> place where it was last offered"
+    )
+
+    @classmethod
+    def recalled(cls, places: Mapping[str, str]) -> WorldModel:
+        """A task's model before its first observation: where earlier tasks in this world
+        left things (the spatial map's), corrected by what the robot sees."""
+        return cls(seen=dict(places))
+
+    def observe(
+        self,
+        space: ActionSpace,
+        place: str | None,
+        texts: Sequence[str],
+        *,
+        world: str | None = None,
+        held: Sequence[str] = (),
+        step: TrajectoryStep | None = None,
+        task: str = "",
+    ) -> WorldModel:
+        """The model after the world showed ``texts`` at ``place`` and offers ``space`` now:
+        at a task's start (no ``step``: the path begins at ``world``), or after ``step``
+        (its action, outcome and the world it left)."""
+        if step is None:
+            path = [["", world, place]]
+            notes, done = list(self.notes), list(self.done)
+        else:
+            path = extend_path(self.path, step["action"], step.get("world"), place, refusal(step))
+            notes = update_notes(self.notes, step, task, space.verbs)
+            done = update_done(self.done, step)
+        names = known_names(space)
+        states = dict(self.states)
+        for text in dict.fromkeys(t for t in texts if t):
+            states = update_states(states, text, names, space.verbs)
+        offered, verbs = space.candidates, space.verbs
+        return WorldModel(
+            notes=notes,
+            done=done,
+            states=states,
+            path=path,
+            exits=untaken_exits(self.exits, place, offered, verbs, path),
+            seen=update_seen(self.seen, place, offered, verbs, held),
+            acts_at=update_acts_at(self.acts_at, place, offered, verbs),
+        )
+
+    def read(self) -> list[str]:
+        """What the notes read, newest first (the most pressing text first)."""
+        return [n.split(": ", 1)[-1] for n in reversed(self.notes)]
+
+    def acted(self) -> list[str]:
+        """Every action of the task's path, then those that changed the world."""
+        return [str(s[0]) for s in self.path] + list(self.done)

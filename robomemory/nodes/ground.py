@@ -1,0 +1,50 @@
+"""ground: the step's briefing for the planner and the critic, derived once from the world model,
+the actions the world affords now, the spatial map's routes and the recalled lessons."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from robomemory.context import AgentContext
+from robomemory.core import Route
+from robomemory.episode import TrajectoryStep
+from robomemory.grounding import Scene, brief
+from robomemory.memory.lessons import lesson_actions
+from robomemory.memory.temporal import step_line
+from robomemory.nodes.common import NodeRun
+from robomemory.state import AgentState, observation_of, world_model
+
+# The newest result ends the planner's and the critic's prompts whole: it is what the robot
+# sees now (cut at 300 characters, a room's description lost the manual on its table).
+LAST_RESULT_CHARS = 1200
+
+
+def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    run = NodeRun("ground", runtime)
+    obs = observation_of(state)
+    trajectory = state.get("trajectory") or []
+    scene = Scene(obs.place, tuple(obs.holding), state.get("task") or "", tuple(trajectory))
+    briefing = brief(
+        run.ctx.executor.action_space(),
+        world_model(state),
+        scene,
+        lessons=lesson_actions((state.get("recalled") or {}).get("semantic") or ""),
+        routes=map_routes(run.ctx),
+        limit=run.ctx.config.max_candidates,
+        last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
+    )
+    return run.finish({"briefing": briefing.model_dump(mode="json")})
+
+
+def map_routes(ctx: AgentContext) -> list[Route]:
+    """The ways between places the spatial map knows (none without spatial memory)."""
+    spatial = ctx.memory.spatial
+    if spatial is None or not ctx.config.memory.spatial.enabled:
+        return []
+    return spatial.routes()
+
+
+def result_line(item: TrajectoryStep, limit: int = 300) -> str:
+    """One executed action and the world's answer, spaces collapsed (what was read stays whole)."""
+    message = " ".join(str(item["message"]).split())[:limit]
+    return f"{step_line(item)}: {message}"
