@@ -70,37 +70,93 @@ class AgentContext:
 
 
 class RunTuning(BaseModel):
-    """What a run's context may change: agent behaviour only, never clients or locations."""
+    """What a run's context may change: agent behaviour only, never clients or locations.
+    A setting left out keeps the operator's value."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Strict: true is no step count (a bool would pass as 1).
-    max_steps: StrictInt | None = Field(default=None, ge=1, le=10_000)
-    max_plan_len: StrictInt | None = Field(default=None, ge=1, le=50)
-    n_queries: StrictInt | None = Field(default=None, ge=1, le=8)
-    ablate: tuple[RunAblation, ...] = ()
+    max_steps: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="The most actions the agent takes; the episode ends there "
+        "(end_reason max_steps). The operator's default is 30.",
+    )
+    max_plan_len: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=50,
+        description="The most actions one plan names (the first and those after it). The "
+        "operator's default is 3.",
+    )
+    n_queries: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=8,
+        description="How many memory queries the agent asks each step (the paper: 4-5). The "
+        "operator's default is 4.",
+    )
+    ablate: tuple[RunAblation, ...] = Field(
+        default=(),
+        description="Memory modules to switch off for this run: spatial (the map of places "
+        "and things), temporal (the summary of recent steps), condenser (the condensed "
+        "recall). The others (critic, semantic, episodic, utility) are fixed when the server "
+        "starts (ROBOMEMORY_ABLATE).",
+    )
 
 
 ALLOWED = ", ".join([*RunTuning.model_fields])
 
 
-def _unlisted_properties(schema: dict[str, Any]) -> None:
-    """Name ``config`` and the flat tunings as patterns, not properties: the LangGraph API drops
-    context keys its schema's properties do not list, and an unknown key dropped would not be
-    refused."""
+class _EveryKey(dict):
+    """The ``properties`` of RunContext's JSON schema: they name what a run may set, and hold
+    every key. The LangGraph API keeps only the context keys its schema's properties hold
+    (``key in properties``: langgraph_api.stream._filter_context_by_schema), so a key they do
+    not name would be dropped, unseen; this way it reaches RunContext, which refuses it.
+    Serialized, it is the plain object of the named properties."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+def _listed_properties(schema: dict[str, Any]) -> None:
+    """Name the flat tunings as properties, each with its description (the form Studio
+    shows), and ``config`` after them: the same settings nested."""
     flat = RunTuning.model_json_schema()
     schema.setdefault("$defs", {}).update(flat.get("$defs", {}))
-    props = {**flat["properties"], **schema.pop("properties", {})}
-    schema["patternProperties"] = {f"^{k}$": v for k, v in props.items()}
+    nested = schema.pop("properties", {})
+    nested["config"] = {
+        **nested.get("config", {}),
+        "default": {},
+        "description": 'The same settings nested ({"config": {"max_steps": 5}}), as an API '
+        "client may send them; give each setting once, flat or here.",
+    }
+    schema["properties"] = {**flat["properties"], **nested}
+
+
+def _unset(value: Any) -> bool:
+    """A form's unset field: null or an empty list tunes nothing."""
+    return value is None or value == [] or value == ()
 
 
 class RunContext(BaseModel):
-    """The JSON a server passes as a run's context: ``{"config": {"max_steps": 5}}``, or the
-    same tunings flat (``{"max_steps": 5}``), as Studio's context form sends them."""
+    """A run's settings, its context: ``{"max_steps": 5}`` (flat, as Studio's form sends them)
+    or ``{"config": {"max_steps": 5}}``. Anything else is refused: the model, its endpoint and
+    key, the data folder and the robot are the operator's, fixed when the server starts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_unlisted_properties)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_listed_properties)
 
     config: RunTuning = RunTuning()
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The JSON schema the LangGraph API serves and filters a run's context with; its
+        ``properties`` hold every key (:class:`_EveryKey`), so none is dropped unrefused."""
+        schema = super().model_json_schema(*args, **kwargs)
+        if isinstance(schema.get("properties"), dict):
+            schema["properties"] = _EveryKey(schema["properties"])
+        return schema
 
     @model_validator(mode="before")
     @classmethod
@@ -108,12 +164,13 @@ class RunContext(BaseModel):
         if not isinstance(data, dict):
             raise ValueError(f"a run's context must be an object, not {type(data).__name__}")
         tunings = set(data) & set(RunTuning.model_fields)
-        # a form sends unset fields as null or []: those tune nothing
-        flat = {k: data[k] for k in tunings if data[k] not in (None, [], ())}
+        # a form sends unset fields as null or [] (flat or nested): those tune nothing
+        flat = {k: data[k] for k in tunings if not _unset(data[k])}
         extra = sorted(set(data) - {"config"} - tunings)
         inner = data.get("config") or {}
         if isinstance(inner, dict):
             extra += [f"config.{k}" for k in sorted(set(inner) - set(RunTuning.model_fields))]
+            inner = {k: v for k, v in inner.items() if not _unset(v)}
             twice = sorted(k for k in flat if k in inner and inner[k] != flat[k])
             if twice:
                 raise ValueError(
@@ -131,7 +188,7 @@ class RunContext(BaseModel):
                 f"(ablate: {', '.join(sorted(RUN_ABLATIONS))}) "
                 "(models, keys, data folders and robots are the operator's configuration)"
             )
-        return {"config": inner} if tunings else data
+        return {"config": inner} if isinstance(inner, dict) else data
 
 
 _served: AgentContext | None = None

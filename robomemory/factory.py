@@ -171,8 +171,11 @@ def operator_settings(environ: Mapping[str, str]) -> OperatorSettings:
 
 
 def context_from_env(environ: Mapping[str, str]) -> AgentContext:
-    """Live clients for a served graph, built from the operator's environment."""
+    """Live clients for a served graph, built from the operator's environment. The embedded
+    model starts at a run's first model call, not here: a server loading the graph (``langgraph
+    dev``) loads no model; what it needs installed is checked here."""
     from robomemory.executors.envs.textworld import TextWorldExecutor  # loads textworld (heavy)
 
     settings = operator_settings(environ)
-    return build_context(settings.config, TextWorldExecutor(settings.game))
+    llm = make_llm(settings.config.model, lazy=True)
+    return build_context(settings.config, TextWorldExecutor(settings.game), llm=llm)

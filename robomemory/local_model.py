@@ -10,8 +10,10 @@ CPU when there is one (robomemory.native_runtime), else the in-process ``xllamac
 from __future__ import annotations
 
 import atexit
+import ctypes
 import hashlib
 import importlib
+import importlib.util
 import json
 import logging
 import os
@@ -205,9 +207,48 @@ def ensure_model_file(
         return target
 
 
-def _restore_signal_handlers(saved: dict[int, object]) -> None:
-    """llama.cpp's server installs its own SIGINT/SIGTERM handlers; give Ctrl-C back to Python."""
+# Bytes enough for any libc's struct sigaction (glibc x86-64: 152, macOS: 16), kept opaque.
+_SIGACTION_BYTES = 512
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # no C library to load (Windows)
+        return None
+
+
+def _save_signal_actions(signums: Sequence[int]) -> dict[int, ctypes.Array[ctypes.c_char]]:
+    """The C-level actions of ``signums`` as they are now (sigaction), to put back from any
+    thread: Python's ``signal.signal`` may only be called from the main thread."""
+    libc = _libc()
+    if libc is None or not hasattr(libc, "sigaction"):
+        return {}
+    saved = {}
+    for signum in signums:
+        action = ctypes.create_string_buffer(_SIGACTION_BYTES)
+        if libc.sigaction(signum, None, action) == 0:
+            saved[signum] = action
+    return saved
+
+
+def _restore_signal_actions(saved: dict[int, ctypes.Array[ctypes.c_char]]) -> bool:
+    """Put back the actions :func:`_save_signal_actions` saved; whether all were."""
+    libc = _libc()
+    if libc is None or not saved:
+        return False
+    return all(libc.sigaction(signum, action, None) == 0 for signum, action in saved.items())
+
+
+def _restore_signal_handlers(
+    saved: dict[int, object], actions: dict[int, ctypes.Array[ctypes.c_char]] | None = None
+) -> None:
+    """llama.cpp's server installs its own SIGINT/SIGTERM handlers; give Ctrl-C back to Python.
+    Off the main thread (a model started lazily, at a served run's first call) the C-level
+    actions saved before the start (``actions``) are put back instead."""
     if threading.current_thread() is not threading.main_thread():
+        if actions and _restore_signal_actions(actions):
+            return
         log.warning(
             "embedded model started off the main thread: Ctrl-C now stops llama.cpp's loop "
             "instead of raising KeyboardInterrupt (build the model in the main thread)"
@@ -367,6 +408,7 @@ class LocalModelServer:
             params.ui = False
             params.verbosity = self.verbosity  # 1: errors only (3 would log every request)
             saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+            actions = _save_signal_actions(list(saved))
             try:
                 self._server = xllamacpp.Server(params)
             except RuntimeError as exc:
@@ -374,7 +416,7 @@ class LocalModelServer:
                     f"llama.cpp server failed to start with {self.model_path}: {exc}"
                 ) from exc
             finally:
-                _restore_signal_handlers(saved)
+                _restore_signal_handlers(saved, actions)
             address = self._server.listening_address.rstrip("/")
             if not address:
                 self._server = None
@@ -395,6 +437,37 @@ class LocalModelServer:
     @property
     def running(self) -> bool:
         return self._base_url is not None
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found, not imported)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def check_available(cfg: ModelConfig | None = None) -> None:
+    """Raise now what starting the embedded model would raise for want of an install: its
+    runtime (the ``xllamacpp`` wheel, or the native build ``cfg`` asks for) or its file (the
+    verified cache, else the 22 parts). Starts nothing and reads no model file: a model built
+    lazily (a served graph) reports a missing install when it is built, not at a run."""
+    cfg = cfg or ModelConfig()
+    try:
+        runtime = choose_runtime(requested_runtime(cfg.runtime), find_llama_server())
+    except NativeRuntimeError as exc:
+        raise LocalModelUnavailable(str(exc)) from exc
+    if runtime == "wheel" and not _installed("xllamacpp"):
+        raise LocalModelUnavailable(
+            f"xllamacpp (the embedded model's runtime) is not installed. {INSTALL_HINT}"
+        )
+    cached = default_model_cache() / MODEL_FILENAME
+    legacy = default_data_dir() / "models" / MODEL_FILENAME
+    if _marker_ok(cached, MODEL_SHA256) or legacy.is_file():
+        return
+    for i in range(1, N_PARTS + 1):
+        name = PART_MODULE.format(i)
+        if not _installed(name):
+            raise LocalModelUnavailable(
+                f"the embedded model part {name} is not installed. {INSTALL_HINT}"
+            )
 
 
 _singleton: LocalModelServer | None = None

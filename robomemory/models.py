@@ -8,19 +8,29 @@ embedder.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
+from pydantic import PrivateAttr
 
 from robomemory.config import ModelConfig
-from robomemory.local_model import get_local_server, slot_for
+from robomemory.local_model import check_available, get_local_server, slot_for
 from robomemory.native_runtime import gbnf_converter, is_llama_cpp
-from robomemory.structured import GrammarOf, StructuredLLM
+from robomemory.structured import (
+    GrammarOf,
+    ModelUnavailableError,
+    StructuredLLM,
+    unavailable_reason,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +61,58 @@ def _openai_settings(cfg: ModelConfig) -> dict[str, Any]:
     return {"base_url": base_url, "api_key": api_key or "EMPTY", "model": model}
 
 
-def make_chat_model(cfg: ModelConfig) -> BaseChatModel:
-    """A ChatOpenAI for the configured provider (``local`` starts the embedded server lazily)."""
+# Where a lazy embedded model's client points until the server starts (nothing listens there).
+NOT_STARTED_URL = "http://127.0.0.1:0/v1"
+
+
+class LocalChatOpenAI(ChatOpenAI):
+    """ChatOpenAI on the embedded model server, started at the first request, not when the
+    model is built: a served graph (Studio) loads no model until a run calls it. The start is
+    :func:`get_local_server`'s (once per process, thread-safe); copies of this model (a slot
+    pinned, a retry temperature) share its clients, and each request points them at the
+    running server. A model that cannot start raises LocalModelUnavailable at that request."""
+
+    _local: ModelConfig = PrivateAttr(default_factory=ModelConfig)
+
+    def _serve(self) -> None:
+        url = get_local_server(self._local).base_url
+        for client in (self.root_client, self.root_async_client):
+            if client is not None and str(client.base_url).rstrip("/") != url.rstrip("/"):
+                client.base_url = url
+
+    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        self._serve()
+        return super()._generate(*args, **kwargs)
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        self._serve()
+        yield from super()._stream(*args, **kwargs)
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        await asyncio.to_thread(self._serve)  # a start takes seconds: not on the event loop
+        return await super()._agenerate(*args, **kwargs)
+
+    async def _astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+        await asyncio.to_thread(self._serve)
+        async for chunk in super()._astream(*args, **kwargs):
+            yield chunk
+
+
+def _local_grammar_of(cfg: ModelConfig) -> GrammarOf:
+    """The grammar of the embedded server that runs (started when first asked): the runtime,
+    and so the converter, is known only once it has started (a native server that fails
+    falls back to the wheel). None: that server has no converter of its own."""
+
+    def grammar_of(json_schema: dict[str, Any]) -> str | None:
+        convert = get_local_server(cfg).grammar_of
+        return convert(json_schema) if convert is not None else None
+
+    return grammar_of
+
+
+def make_chat_model(cfg: ModelConfig, *, lazy: bool = False) -> BaseChatModel:
+    """A ChatOpenAI for the configured provider. ``local`` starts the embedded server now, or
+    with ``lazy`` at the first request (what it needs installed is checked now)."""
     common: dict[str, Any] = {
         "temperature": cfg.temperature,
         "max_tokens": cfg.max_tokens,
@@ -62,6 +122,13 @@ def make_chat_model(cfg: ModelConfig) -> BaseChatModel:
         "max_retries": 0 if cfg.provider == "local" else 1,
     }
     match cfg.provider:
+        case "local" if lazy:
+            check_available(cfg)
+            chat = LocalChatOpenAI(
+                base_url=NOT_STARTED_URL, api_key="local", model=cfg.model, **common
+            )
+            chat._local = cfg
+            return chat
         case "local":
             server = get_local_server(cfg)
             return ChatOpenAI(base_url=server.base_url, api_key="local", model=cfg.model, **common)
@@ -84,18 +151,43 @@ def served_grammar(cfg: ModelConfig) -> GrammarOf | None:
     return convert if is_llama_cpp(settings["base_url"], settings["api_key"]) else None
 
 
-def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> StructuredLLM:
+def probe_endpoint(cfg: ModelConfig, timeout_s: float = 5.0) -> None:
+    """Raise :class:`ModelUnavailableError` when ``cfg``'s OpenAI-compatible endpoint refuses
+    the connection, or the key (HTTP 401/403 listing its models): a run then stops before it
+    opens any memory. Anything else (no model list served, a slow answer) is left to the
+    model calls, which stop the run themselves when they get no answer."""
+    settings = _openai_settings(cfg)
+    base = (settings["base_url"] or "https://api.openai.com/v1").rstrip("/")
+    endpoint = f"{base} (model {settings['model']})"  # as StructuredLLM.endpoint names it
+    headers = {"Authorization": f"Bearer {settings['api_key']}"}
+    try:
+        r = httpx.get(f"{base}/models", headers=headers, timeout=timeout_s)
+    except httpx.HTTPError as exc:
+        if (reason := unavailable_reason(exc)) is not None:
+            raise ModelUnavailableError(endpoint, reason) from exc
+        log.info("could not list the models of %s (%s)", base, exc)
+        return
+    if r.status_code in (401, 403):
+        raise ModelUnavailableError(
+            endpoint, f"the endpoint refused the API key (HTTP {r.status_code} listing its models)"
+        )
+
+
+def make_llm(
+    cfg: ModelConfig, chat_model: BaseChatModel | None = None, *, lazy: bool = False
+) -> StructuredLLM:
     """The StructuredLLM every node calls through; ``chat_model`` overrides the factory (tests).
+    With ``lazy`` the embedded model starts at the first model call, not now (a served graph).
 
     Images go to the model as image parts only for ``openai`` endpoints (a VLM may serve them);
     the embedded text model gets text only.
     """
-    model = chat_model if chat_model is not None else make_chat_model(cfg)
+    model = chat_model if chat_model is not None else make_chat_model(cfg, lazy=lazy)
     slot_of = grammar_of = None
     if cfg.provider == "local" and chat_model is None:
         slot_of = slot_for
         # the wheel's llguidance grammar, or GBNF for a native build (None: the server's own)
-        grammar_of = get_local_server(cfg).grammar_of
+        grammar_of = _local_grammar_of(cfg) if lazy else get_local_server(cfg).grammar_of
     elif cfg.provider == "openai" and chat_model is None:
         grammar_of = served_grammar(cfg)
     return StructuredLLM(
@@ -107,6 +199,7 @@ def make_llm(cfg: ModelConfig, chat_model: BaseChatModel | None = None) -> Struc
         grammar_of=grammar_of,
         # greedy answers are the same for the same prompt: an identical call is answered again
         reuse_answers=REUSED_ANSWERS if cfg.temperature == 0 else 0,
+        max_failed_calls=cfg.max_failed_calls,  # then the run stops: ModelUnavailableError
     )
 
 

