@@ -89,6 +89,22 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"robomemory {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        unavailable = _model_unavailable(exc)
+        if unavailable is None or args.verbose:
+            raise
+        # one line: the endpoint and why (a bench's re-run resumes where it stopped)
+        print(f"robomemory {args.command}: {exc}; stopped", file=sys.stderr)
+        return unavailable.exit_status
+
+
+def _model_unavailable(exc: Exception):
+    """``exc`` as a ModelUnavailableError (the model cannot answer), or None; its module is
+    looked up, not imported: a command that never loaded it cannot have raised one."""
+    structured = sys.modules.get("robomemory.structured")
+    if structured is not None and isinstance(exc, structured.ModelUnavailableError):
+        return exc
+    return None
 
 
 if __name__ == "__main__":

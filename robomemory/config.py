@@ -120,6 +120,14 @@ class ModelConfig(StrictModel):
     deadline_s: float = Field(
         default=240.0, gt=0, description="Total time of one structured call, retries included."
     )
+    max_failed_calls: int = Field(
+        default=3,
+        ge=1,
+        description="Structured calls in a row that got no answer from the model (every try "
+        "failed: connection, HTTP error, time-out, a body that is no chat completion) after "
+        "which the run stops with ModelUnavailableError instead of playing on fallbacks; any "
+        "answer, even an unparseable one, starts the count again.",
+    )
     context_size: int = Field(default=4096, ge=256, description="Context of the embedded model.")
     threads: int | None = Field(default=None, ge=1, description="Embedded model CPU threads.")
     runtime: Literal["auto", "native", "wheel"] | None = Field(

@@ -1,4 +1,5 @@
-"""Structured model calls: json_schema output, bounded retries, a safe fallback, usage metering."""
+"""Structured model calls: json_schema output, bounded retries, a safe fallback, usage metering;
+a model that cannot answer stops the run (:class:`ModelUnavailableError`) instead."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableLambda
+from langchain_openai.chat_models.base import BaseChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,84 @@ RETRYABLE = (
     ConnectionError,
     RecursionError,  # an answer nested deeper than a JSON parser goes: unparseable
 )
+
+# What an OpenAI client raises reading a body that is no chat completion (an HTML page, no
+# or empty ``choices``); for such a client it is a failed try (MalformedResponseError).
+MALFORMED = (AttributeError, IndexError, KeyError, TypeError)
+
+# Failed tries in which the model did answer (an unparseable or cut answer): the endpoint works.
+ANSWERED = (
+    ValidationError,
+    openai.LengthFinishReasonError,
+    openai.ContentFilterFinishReasonError,
+    RecursionError,
+)
+
+# The default of ModelConfig.max_failed_calls.
+MAX_FAILED_CALLS = 3
+
+
+class ModelUnavailableError(Exception):
+    """The model cannot answer: its endpoint refuses connections, knows no such model or path
+    (HTTP 404), refuses the key (401, 403), or ``max_failed_calls`` structured calls in a row got
+    no answer. Raised past every node's fallback: the run stops, its last checkpoint kept for a
+    resume, instead of playing (and learning) on fallback decisions. Deliberately no
+    RuntimeError, ValueError or OSError, so no handler of a bad input or a failed episode
+    takes it for one."""
+
+    exit_status = 3  # of a command it stops (`robomemory run`, `robomemory bench`)
+
+    def __init__(self, endpoint: str, reason: str):
+        self.endpoint = endpoint
+        self.reason = reason
+        super().__init__(f"model unavailable at {endpoint}: {reason}")
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.endpoint, self.reason))
+
+
+class MalformedResponseError(ValueError):
+    """A response of the endpoint that is no chat completion (HTML, no choices): a failed try."""
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """Why ``exc`` says the endpoint will answer no call (connection refused, HTTP 401, 403,
+    404), or None: a time-out, a 429 or a 5xx may pass, and are retried."""
+    if isinstance(exc, openai.AuthenticationError):
+        return f"the endpoint refused the API key (HTTP 401: {_status_message(exc)})"
+    if isinstance(exc, openai.PermissionDeniedError):
+        return f"the endpoint denied access (HTTP 403: {_status_message(exc)})"
+    if isinstance(exc, openai.NotFoundError):
+        return f"no such model or path there (HTTP 404: {_status_message(exc)})"
+    if isinstance(exc, TIMEOUTS):
+        return None
+    if any(isinstance(cause, ConnectionRefusedError) for cause in _causes(exc)):
+        return "connection refused (nothing listens there)"
+    return None
+
+
+def _causes(exc: BaseException, limit: int = 8) -> list[BaseException]:
+    """``exc`` and what it was raised from, outermost first (bounded)."""
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < limit and current not in out:
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
+def _status_message(exc: openai.APIStatusError) -> str:
+    """The server's own words of an HTTP error, on one line."""
+    body = exc.body
+    error = body.get("error", body) if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return one_line(message if isinstance(message, str) and message else exc.message, 200)
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    """``text`` with its whitespace runs as single spaces, cut to ``limit`` characters."""
+    return " ".join(str(text).split())[:limit]
+
 
 # Deeper than any response schema nests; a deeper answer is refused before a parser recurses.
 MAX_ANSWER_DEPTH = 32
@@ -138,7 +218,8 @@ def build_messages(system: str, user: str, images: Sequence[str] = ()) -> list[B
 
 
 SlotOf = Callable[[str], int | None]
-GrammarOf = Callable[[dict[str, Any]], str]
+# None: no grammar of its own for that server (its response_format is sent instead)
+GrammarOf = Callable[[dict[str, Any]], str | None]
 
 
 class StructuredLLM:
@@ -150,11 +231,15 @@ class StructuredLLM:
     ``deadline_s`` bounds one call with all its retries; a timed-out attempt is not retried.
     ``grammar_of`` turns a JSON schema into the server's grammar (llama.cpp): requests then
     carry that grammar for compact JSON (:func:`compact_json_schema`) instead of a
-    ``response_format``, which llama.cpp's chat path converts without its whitespace option.
+    ``response_format``, which llama.cpp's chat path converts without its whitespace option
+    (a ``grammar_of`` that answers None: the ``response_format`` is sent).
     ``reuse_answers``: how many first-try answers to keep for a greedy model (temperature 0),
     each given again, without a model call, to a call identical in schema, prompt and images
     (0: every call asks the model). LangChain's own cache returns the cached call's token
     counts, which would meter a reuse as a model call.
+    ``max_failed_calls``: the call that makes that many calls in a row without an answer (every
+    try failed without one) raises :class:`ModelUnavailableError` instead of giving its
+    fallback; a refused connection or an HTTP 401, 403 or 404 raises it at once.
     """
 
     def __init__(
@@ -167,8 +252,13 @@ class StructuredLLM:
         deadline_s: float = 600.0,
         grammar_of: GrammarOf | None = None,
         reuse_answers: int = 0,
+        max_failed_calls: int = MAX_FAILED_CALLS,
     ):
         self.chat_model = chat_model
+        self.max_failed_calls = max_failed_calls
+        self._failed_in_a_row = 0
+        # an OpenAI client raises MALFORMED errors on a body that is no chat completion
+        self._openai_client = isinstance(chat_model, BaseChatOpenAI)
         self.reuse_answers = reuse_answers
         self._answers: OrderedDict[tuple, BaseModel] = OrderedDict()
         self.max_retries = max_retries
@@ -197,8 +287,10 @@ class StructuredLLM:
                 model = self._retry_model if retry else self.chat_model
                 if slot is not None:
                     model = _pinned(model, slot)
+                grammar = None
                 if self.grammar_of is not None:
                     grammar = self.grammar_of(compact_json_schema(schema))
+                if grammar is not None:
                     self._runnables[key] = _grammar_runnable(model, schema, grammar)
                 else:
                     self._runnables[key] = model.with_structured_output(
@@ -225,6 +317,47 @@ class StructuredLLM:
         """A metered view of this model for one node invocation."""
         return NodeLLM(self, node)
 
+    @property
+    def endpoint(self) -> str:
+        """Where the model is asked, for a message: its URL and model name."""
+        model = self.chat_model
+        client = getattr(model, "root_client", None)
+        url = getattr(client, "base_url", None) or getattr(model, "openai_api_base", None)
+        where = str(url).rstrip("/") if url else f"the {model._llm_type} chat model"
+        name = getattr(model, "model_name", None)
+        return f"{where} (model {name})" if name else where
+
+    def ask(self, runnable: Any, messages: list[BaseMessage]) -> Any:
+        """One try: ``runnable`` on ``messages``; a body an OpenAI client cannot read as a
+        chat completion (an HTML page, no or empty ``choices``) is a MalformedResponseError."""
+        try:
+            return runnable.invoke(messages)
+        except MALFORMED as exc:
+            if not self._openai_client:
+                raise  # another chat model's bug or a test's scripted crash: not an answer
+            raise MalformedResponseError(
+                f"the endpoint's response is no chat completion ({type(exc).__name__}: "
+                f"{one_line(str(exc), 200)})"
+            ) from exc
+
+    def unavailable(self, reason: str) -> ModelUnavailableError:
+        """The error that stops the run, naming this model's endpoint."""
+        return ModelUnavailableError(self.endpoint, reason)
+
+    def settle(self, answered: bool, error: str | None = None) -> None:
+        """Count a finished call: an answer (even an unparseable one) resets the count of calls
+        in a row without one; the call that reaches ``max_failed_calls`` raises (and starts the
+        count again: a resumed or next run gets as many calls before it stops)."""
+        with self._lock:
+            self._failed_in_a_row = 0 if answered else self._failed_in_a_row + 1
+            failed = self._failed_in_a_row
+            if failed >= self.max_failed_calls:
+                self._failed_in_a_row = 0
+        if failed >= self.max_failed_calls:
+            raise self.unavailable(
+                f"{failed} model calls in a row got no answer; the last: {one_line(error or '')}"
+            )
+
 
 @dataclass
 class NodeLLM:
@@ -244,7 +377,10 @@ class NodeLLM:
         images: Sequence[str] = (),
     ) -> CallResult[T]:
         """Ask for ``schema``; retry on unparseable output; return ``fallback`` when all fail
-        or when the call's total time (``deadline_s``) is spent (no try starts after it)."""
+        or when the call's total time (``deadline_s``) is spent (no try starts after it).
+        Raises :class:`ModelUnavailableError`, past the fallback, when the model cannot answer:
+        a refused connection, HTTP 401/403/404, or ``max_failed_calls`` calls in a row
+        without an answer (this one included)."""
         messages = build_messages(system, user, images if self.llm.vision else ())
         key = None
         if self.llm.reuse_answers:
@@ -257,6 +393,7 @@ class NodeLLM:
         deadline = time.monotonic() + self.llm.deadline_s
         tries = 0
         cut_offs = 0
+        answered = False  # did any try get an answer from the model (parsed or not)
         for attempt in range(self.llm.max_retries + 1):
             if attempt and time.monotonic() >= deadline:
                 error = f"deadline of {self.llm.deadline_s:g} s spent after {attempt} tries"
@@ -265,7 +402,7 @@ class NodeLLM:
             runnable = self.llm._runnable(schema, retry=attempt > 0)
             started = time.perf_counter()
             try:
-                out = runnable.invoke(messages)
+                out = self.llm.ask(runnable, messages)
             except TIMEOUTS as exc:
                 error = f"{type(exc).__name__}: {exc}"[:500]
                 self._meter(time.perf_counter() - started, None, _usage_of(exc), timeout=True)
@@ -274,11 +411,15 @@ class NodeLLM:
             except RETRYABLE as exc:
                 error = f"{type(exc).__name__}: {exc}"[:500]
                 self._meter(time.perf_counter() - started, None, _usage_of(exc))
+                if (reason := unavailable_reason(exc)) is not None:
+                    raise self.llm.unavailable(reason) from exc  # no try can pass: stop the run
+                answered = answered or isinstance(exc, ANSWERED)
                 log.warning("%s: model call failed (try %d): %s", self.node, attempt + 1, error)
                 cut_offs += isinstance(exc, openai.LengthFinishReasonError)
                 if cut_offs > 1:  # a runaway answer twice: a third try costs as much again
                     break
                 continue
+            answered = True
             self._meter(time.perf_counter() - started, out.get("raw"))
             _log_prompt(self.node, schema, system, user, out.get("raw"))
             parsed = out.get("parsed")
@@ -293,6 +434,7 @@ class NodeLLM:
             else:
                 error = str(out.get("parsing_error") or "no parsed output")
             if value is not None:
+                self.llm.settle(answered=True)
                 if key is not None and attempt == 0:  # a retry samples: not the greedy answer
                     self.llm.keep(key, value)
                 return CallResult(value, ok=True)
@@ -302,6 +444,7 @@ class NodeLLM:
                 break
         with self._lock:
             self.usage.fallbacks += 1
+        self.llm.settle(answered, error)  # raises past the fallback: too many calls unanswered
         log.warning("%s: falling back after %d tries: %s", self.node, tries, error)
         value = fallback() if callable(fallback) else fallback
         return CallResult(value, ok=False, error=error)

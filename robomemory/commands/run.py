@@ -28,6 +28,7 @@ from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get
 from robomemory.locks import RobotBusyError, acquire_robot
 from robomemory.memory.damage import DamagedStoreError
 from robomemory.models import ModelConfigError
+from robomemory.structured import ModelUnavailableError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -143,7 +144,7 @@ def build_with_phases(
     with phase(console, "loading libraries"):  # imported in the phase: the console shows it
         from robomemory.graphs.agent import build_agent
         from robomemory.memory.system import MemorySystem
-        from robomemory.models import make_embedder, make_llm
+        from robomemory.models import make_embedder, make_llm, probe_endpoint
 
     if cfg.model.provider == "local":
         ensure_model_file()  # joins the parts on first use, with its own progress bar
@@ -151,6 +152,8 @@ def build_with_phases(
     else:
         label = f"connecting to {cfg.model.provider} model {cfg.model.model}"
     with phase(console, label):
+        if cfg.model.provider == "openai":
+            probe_endpoint(cfg.model)  # nothing listens, or the key is refused: stop now
         llm = make_llm(cfg.model)
     if cfg.model.provider == "local":
         server = get_local_server(cfg.model)
@@ -169,10 +172,10 @@ def build_with_phases(
     )
 
 
-def _fail(console: Console, message: str) -> int:
-    """One red line (never wrapped, never read as markup); exit status 2."""
+def _fail(console: Console, message: str, status: int = 2) -> int:
+    """One red line (never wrapped, never read as markup); exit status 2 (or ``status``)."""
     console.print(f"[red]{escape(message)}[/red]", highlight=False, soft_wrap=True)
-    return 2
+    return status
 
 
 def _thread_config(robot_id: str, thread: str) -> dict:
@@ -226,6 +229,9 @@ def main(args: argparse.Namespace) -> int:
     except DamagedStoreError as exc:  # one line naming the file and what to do
         executor.close()
         return _fail(console, str(exc))
+    except ModelUnavailableError as exc:  # nothing listens there, or the key is refused
+        executor.close()
+        return _fail(console, f"{exc}; nothing was run", ModelUnavailableError.exit_status)
     try:
         recorder = TraceRecorder(agent.context.memory.spatial)
 
@@ -246,6 +252,9 @@ def main(args: argparse.Namespace) -> int:
         return 130
     except (DamagedStoreError, EpisodeIdError) as exc:  # refused before the run started
         return _fail(console, str(exc))
+    except ModelUnavailableError as exc:  # stopped: nothing learned, the checkpoint kept
+        message = f"{exc}; the run stopped, resume with --thread {thread} --resume"
+        return _fail(console, message, ModelUnavailableError.exit_status)
     except Exception:
         console.print(f"[red]run failed; resume with --thread {thread} --resume[/red]")
         raise

@@ -7,6 +7,10 @@
 - Lifelong protocol: attempt 2 replays the same tasks with the same ``robot_id`` and memory
   folder, so long-term memory carries over, and each task's spatial map (one per task: every
   game is its own world) too; temporal memory starts fresh per task.
+- A model that cannot answer (``ModelUnavailableError``: nothing listens at its endpoint, it
+  knows no such model, it refuses the key, or calls in a row got no answer) stops the whole
+  suite: no record is written for the episode it stopped in (a re-run resumes it), where an
+  episode error is recorded and the suite goes on.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ log = logging.getLogger(__name__)
 AGENTS = ("robomemory", "react", "fullctx")
 MemoryScope = Literal["suite", "task"]
 # Failures of one episode that must not stop a whole suite (worlds are external processes).
+# ModelUnavailableError is none of them: a model that is down stops the suite.
 EPISODE_ERRORS: tuple[type[BaseException], ...] = (
     RuntimeError,
     ValueError,
@@ -262,7 +267,11 @@ class SuiteRunner:
         if self.llm is None:
             self.llm = make_llm(cfg.model)
         elif not isinstance(self.llm, StructuredLLM):
-            self.llm = StructuredLLM(self.llm, max_retries=cfg.model.max_retries)
+            self.llm = StructuredLLM(
+                self.llm,
+                max_retries=cfg.model.max_retries,
+                max_failed_calls=cfg.model.max_failed_calls,
+            )
         return self.llm
 
     def _memory(self, agent: str, cfg: AgentConfig) -> MemorySystem:

@@ -222,13 +222,21 @@ class Pi0Skill:
             frames = [frames[i] for i in idx]
         return Observation(text=text, images=[jpeg_data_url(f) for f in frames])
 
+    def _stop_arm(self) -> None:
+        """Stop the arm on the way out of a skill that raised (a fault here is only logged)."""
+        try:
+            self.arm.stop()
+        except ArmError as exc:
+            log.error("stopping the arm after a failed skill: %s", exc)
+
     def run(
         self,
         action: Action,
         timeout_s: float | None = None,
         cancel: threading.Event | None = None,
     ) -> ActionResult:
-        """Run one skill to completion; never raises for hardware or policy failures."""
+        """Run one skill to completion; never raises for hardware or policy failures. What
+        else raises (a model that cannot answer the success check) stops the arm first."""
         started = time.monotonic()
         deadline = started + timeout_s if timeout_s else None
         cancel = cancel or threading.Event()
@@ -261,6 +269,9 @@ class Pi0Skill:
             outcome, message, code = Outcome.ERROR, f"policy input: {exc}", ERR_POLICY
         except ArmError as exc:
             outcome, message, code = Outcome.ERROR, f"arm fault: {exc}", ERR_ARM
+        except BaseException:  # the skill check's model is down (ModelUnavailableError), ...:
+            self._stop_arm()  # the run stops, and the arm does not go on alone
+            raise
         if outcome != Outcome.SUCCEEDED:
             self.arm.stop()
             log.warning("%s: %s (%s)", action, outcome, message)

@@ -10,6 +10,11 @@ the two creators concurrently:
 - utility: every item retrieved during the task gets the MemRL Q update with r from the outcome,
   before any Mem0 write (so an item deleted below keeps its Q history row, crash or not).
 
+Nothing is learned from an episode in which the planner fell back (``plan_reason`` "fallback:
+...": the model gave no usable plan): no lesson, no episode record, no Q update; its report
+says why (``not_learned``). Its steps were the executor's fallback actions, not the agent's
+decisions, and a robot must not learn from them.
+
 Idempotent per episode: a finished episode is recorded in the history database and a second
 call returns its report untouched; an interrupted one resumes from its journal (the creator's
 items are journaled, so the model is not asked again and nothing is duplicated).
@@ -24,6 +29,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from robomemory.episode import StepRecord
+from robomemory.memory.lessons import lesson_text
 from robomemory.memory.longterm import LongTermMemory, NewItem
 from robomemory.memory.system import MemorySystem
 from robomemory.memory.utility import task_reward
@@ -37,6 +43,29 @@ MAX_HELPED = 3  # action lessons: steps that helped
 MAX_HURT = 2  # and steps that hurt
 MAX_REWARDED = 4  # steps the world rewarded, kept as helped lessons whatever the creator says
 MAX_TASK_ITEMS = 2
+# How the planner's plan_reason starts when the model gave no usable plan (nodes/planner.py).
+FALLBACK_REASON = "fallback:"
+
+
+def fallback_steps(trajectory: Sequence[StepRecord]) -> list[int]:
+    """The steps taken on a plan the planner fell back to (the model gave none it could use)."""
+    return [
+        int(s.get("step") or 0)
+        for s in trajectory
+        if str(s.get("plan_reason") or "").startswith(FALLBACK_REASON)
+    ]
+
+
+def not_learned(trajectory: Sequence[StepRecord]) -> str | None:
+    """Why nothing is learned from this episode (some decisions were fallbacks), or None."""
+    steps = fallback_steps(trajectory)
+    if not steps:
+        return None
+    shown = ", ".join(map(str, steps[:10])) + (", ..." if len(steps) > 10 else "")
+    return (
+        f"{len(steps)} of {len(trajectory)} steps were the planner's fallback, not the model's "
+        f"plan (step {shown}): nothing is written to long-term memory"
+    )
 
 
 def score_gains(trajectory: Sequence[StepRecord]) -> list[float]:
@@ -109,7 +138,7 @@ def action_lessons(
     known = {s["action"] for s in rewarded}
     lessons += [(a, "helped", said[a]) for a in helped[:MAX_HELPED] if a not in known]
     lessons += [(a, "hurt", said[a]) for a in hurt[:MAX_HURT] if a not in known]
-    return [NewItem(prompts.lesson_text(a, v, m), "action") for a, v, m in lessons]
+    return [NewItem(lesson_text(a, v, m), "action") for a, v, m in lessons]
 
 
 def fallback_episode(trajectory: Sequence[StepRecord]) -> str:
@@ -142,6 +171,23 @@ def consolidate(
         return {**done, "skipped": True}
     started = time.perf_counter()
     reward = task_reward(success, score, max_score, system.cfg.utility)
+    if (why := not_learned(trajectory)) is not None:  # before any write, Q values included
+        log.warning("consolidate: episode %s: %s", episode_id, why)
+        report = {  # the report's shape, every count 0
+            "episode_id": episode_id,
+            "reward": reward,
+            "semantic": (
+                {**_summary([], []), "task_lessons_asked": False}
+                if system.semantic is not None
+                else None
+            ),
+            "episodic": _summary([], []) if system.episodic is not None else None,
+            "q_updates": [],
+            "not_learned": why,
+            "seconds": round(time.perf_counter() - started, 4),
+        }
+        system.history.finish_episode(episode_id, report)
+        return report
     outcome = prompts.outcome_line(success, score, max_score)
     user = prompts.creator_prompt(
         task, outcome, render_trajectory(trajectory), temporal_text, spatial_text

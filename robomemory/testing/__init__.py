@@ -22,6 +22,7 @@ _HOMES = {
     "FakeArm": "robomemory.executors.arm",
     "BagOfWordsEmbeddings": "robomemory.testing.embeddings",
     "FakeOpenAIServer": "robomemory.testing.openai_server",
+    "Reply": "robomemory.testing.openai_server",
     "minimal_instance": "robomemory.testing.openai_server",
     **dict.fromkeys(
         [

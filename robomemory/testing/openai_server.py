@@ -9,6 +9,9 @@ metering, concurrency) is exercised for real while only the model's answers are 
 
     with FakeOpenAIServer(latency_s=0.2) as srv:
         llm = ChatOpenAI(base_url=srv.base_url, api_key="fake", model="fake")
+
+A responder may return a :class:`Reply` to send an HTTP response of its own instead (an error
+status, an HTML page, a body without choices): a server that is broken, not a model.
 """
 
 from __future__ import annotations
@@ -19,14 +22,31 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-# responder(schema_name, schema, messages) -> a dict (sent as JSON) or a str (sent verbatim,
-# e.g. to simulate an unparseable answer).
-Responder = Callable[[str, dict[str, Any], list[dict[str, Any]]], dict[str, Any] | str]
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP response sent as it is, instead of a chat completion: ``status``, ``body`` (a
+    dict is sent as JSON) and ``content_type``."""
+
+    status: int = 200
+    body: dict[str, Any] | str = ""
+    content_type: str = "application/json"
+
+    @classmethod
+    def error(cls, status: int, message: str = "fake server error") -> Reply:
+        """An OpenAI-style error document with ``status``."""
+        return cls(status, {"error": {"message": message, "type": "fake", "code": status}})
+
+
+# responder(schema_name, schema, messages) -> a dict (sent as JSON), a str (sent verbatim as the
+# answer's content, e.g. to simulate an unparseable answer) or a Reply (sent as the response).
+Responder = Callable[[str, dict[str, Any], list[dict[str, Any]]], dict[str, Any] | str | Reply]
 
 
 def minimal_instance(schema: dict[str, Any], root: dict[str, Any] | None = None) -> Any:
@@ -162,8 +182,9 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Build the chat.completion document for one request body (after the latency)."""
+    def answer(self, body: dict[str, Any]) -> dict[str, Any] | Reply:
+        """Build the chat.completion document for one request body (after the latency), or the
+        responder's own :class:`Reply`."""
         with self._lock:
             self.requests.append(body)
             n = next(self._ids)
@@ -178,6 +199,8 @@ class FakeOpenAIServer:
             out = self.responder(name, schema, messages)
         else:
             out = minimal_instance(schema) if schema else {}
+        if isinstance(out, Reply):
+            return out
         text = out if isinstance(out, str) else json.dumps(out)
         prompt_tokens = _tokens(_message_text(messages))
         completion_tokens = _tokens(text)
@@ -213,10 +236,12 @@ def _handler_class(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             log.debug("fake-openai: " + format, *args)
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+        def _send(
+            self, status: int, payload: dict[str, Any] | str, kind: str = "application/json"
+        ) -> None:
+            data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -245,6 +270,9 @@ def _handler_class(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("fake-openai: responder failed: %s", exc)
                 self._send(500, {"error": {"message": f"fake responder failed: {exc}"}})
+                return
+            if isinstance(payload, Reply):
+                self._send(payload.status, payload.body, payload.content_type)
                 return
             self._send(200, payload)
 

@@ -14,7 +14,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from robomemory import build_agent
 from robomemory.config import AgentConfig
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
-from robomemory.testing import message_text, scripted_llm
+from robomemory.testing import PlanScript, message_text, minimal_instance, scripted_llm
 
 pytestmark = pytest.mark.reliability
 
@@ -58,16 +58,26 @@ class HostileWorld:
         )
 
 
-def gullible(lines: list[str]) -> dict:
-    """Answers that carry the hostile text into summaries, queries, the map and memories."""
+class GulliblePlanner(PlanScript):
+    """Copies a "call" it read: the grounded schema lets "next" be only an action the world
+    offers now, so the copy fails validation; asked again, it takes the first action offered.
+    (A planner that fell back would leave nothing to consolidate: a robot learns nothing from
+    fallback decisions, and the hostile text must reach long-term memory here.)"""
 
-    def plan(messages):
-        text = message_text(messages)
-        wanted = re.findall(r"(\w+)\(", text)[-1:] or ["look"]  # copies a "call" it read
-        # the grounded schema lets "next" be only an action the world offers now: a copied
-        # call fails validation and the planner falls back to the world's harmless action
+    def __init__(self):
+        super().__init__(lambda _messages: [("look", [])])
+        self.tries = 0
+
+    def answer(self, schema, messages):
+        self.tries += 1
+        if self.tries % 2 == 0:  # the retry of a refused copy
+            return minimal_instance(schema.model_json_schema())
+        wanted = re.findall(r"(\w+)\(", message_text(messages))[-1:] or ["look"]
         return {"next": f"{wanted[0]}()", "then": [{"action": "look", "args": []}]}
 
+
+def gullible(lines: list[str]) -> dict:
+    """Answers that carry the hostile text into summaries, queries, the map and memories."""
     return {
         "StepSummary": lambda m: {"summary": "\n".join(lines)[:600]},
         "MemoryQueries": lambda m: {"queries": [line[:80] for line in lines[:6]]},
@@ -79,7 +89,7 @@ def gullible(lines: list[str]) -> dict:
         "SemanticInsights": lambda m: {"helped": [], "hurt": [], "task": [lines[7][:200]]},
         "EpisodeRecord": lambda m: {"summary": " ".join(lines)[:500]},
         "MemoryDecision": lambda m: {"event": "ADD"},
-        "Plan": plan,
+        "Plan": GulliblePlanner(),
     }
 
 
