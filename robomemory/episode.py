@@ -49,6 +49,7 @@ class StepRecord(TrajectoryStep, total=False):
     verdict: dict[str, Any] | None  # the critic's CriticVerdict, None when unchecked
     summary: str
     recalled: dict[str, int]  # characters of each memory branch's recalled text
+    recall_text: dict[str, str]  # each branch's recalled text, its first 2,000 characters
     candidates: list[str]
 
 

@@ -105,7 +105,14 @@ def test_trace_has_plan_critic_summary_recall_and_map_per_step(played):
     assert three["verdict"] == {"approve": True, "reason": "the recipe is known now"}
     assert "rejected" not in three
     assert all("map" in s for s in (one, two))  # the map after each observed action
-    assert trace["trace_version"] == 2 and trace["model_calls"] > 0
+    # what each memory recalled, from the episode log, cut to 2,000 characters
+    assert set(one["recall_text"]) == set(one["recalled"])
+    assert all(len(t) == min(one["recalled"][k], 2000) for k, t in one["recall_text"].items())
+    assert "I at kitchen" in one["recall_text"]["spatial"].splitlines()
+    history = trace["map_history"]  # the map held during the run, with its steps
+    assert {"subject": "I", "relation": "at", "object": "kitchen"}.items() <= history[0].items()
+    assert {h["since"] for h in history} <= {None, 0, 1, 2, 3}
+    assert trace["trace_version"] == 3 and trace["model_calls"] > 0
 
 
 class Sections(HTMLParser):
@@ -153,6 +160,9 @@ def test_page_shows_each_step_with_its_decision_and_memory(played):
     assert "rejected" in two["attrs"]["class"] and REASON in two["text"]
     assert "critic approved" in three["text"] and "the recipe is known now" in three["text"]
     assert "I at kitchen" in page and "<svg" in page and "<script" not in page
+    assert '<details class="recall" data-memory="spatial">' in page  # recalled text, folded
+    end = page[page.index("Spatial map at the end") :]
+    assert '<svg class="map"' in end and 'data-place="kitchen"' in end and "robot is here" in end
 
 
 def test_an_old_trace_renders_without_the_new_keys():
@@ -200,6 +210,7 @@ def test_show_renders_a_trace_file_and_a_checkpoint_thread(
     assert cli_main(args) == 0
     steps = _sections(page.read_text())
     assert len(steps) == 2 and "I at kitchen" in page.read_text()
+    assert 'data-place="kitchen"' in page.read_text()  # the map drawn from the robot's store
     assert cli_main(["show", "nope", "--data", str(data)]) == 2
     assert "no thread 'nope'" in capsys.readouterr().err
     assert json.loads(path.read_text())["trajectory"][0]["step"] == 1

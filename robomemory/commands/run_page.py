@@ -1,9 +1,13 @@
 """A run as one self-contained HTML page (inline CSS and SVG, no scripts, no downloads).
 
 Header: task, outcome, GC, cost. A score chart. Then one card per step: the action, its result
-and score; what led to it (perceived summary, plan with the current action marked, plan thought,
-critic verdict, plans the critic rejected); what the memory held (recalled sizes, candidate
-actions) and how the spatial map changed. Keys a trace lacks are left out of its card.
+and score; what led to it (perceived summary, plan with the current action marked, the plan's
+reason, critic verdict, plans the critic rejected); what each memory recalled for it (its size,
+and its text folded in ``<details>``), the candidate actions, and how the spatial map changed:
+the edges added and removed, and, folded, the map after the step drawn with them marked. After
+the steps, the spatial map at the end of the run (:mod:`~robomemory.commands.map_svg`). Keys a
+trace lacks are left out of its card: an older trace without ``recall_text`` shows sizes only,
+one without ``map_history`` draws the map from its per-step changes.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import html
 import json
 from pathlib import Path
 from typing import Any
+
+from robomemory.commands.map_svg import Edge, grid, map_history, map_svg
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
@@ -42,6 +48,11 @@ ol.plan{margin:2px 0;padding-left:22px} ol.plan li.now{font-weight:700}
   background:#7aa6d6;border-radius:2px} .bar span{width:70px;color:#555}
 .add{color:#1e6b2c} .del{color:#a02818;text-decoration:line-through}
 details{margin-top:4px} summary{cursor:pointer;color:#555}
+details.recall{margin-top:1px} details.recall summary{display:list-item}
+details.recall pre{margin:2px 0 6px;max-height:320px;overflow:auto}
+.recall .bar{display:inline-flex} .cut{font-size:11px;color:#888}
+svg.map{max-width:100%;height:auto;border:1px solid #eee;border-radius:4px;background:#fff}
+.legend{font-size:12px;color:#666}
 """
 
 
@@ -170,17 +181,34 @@ def _critic(item: dict) -> str:
     return out + f'<div class="critic">{text}</div>'
 
 
-def _memory(item: dict, spatial: dict | None) -> str:
-    out = ""
-    recalled = item.get("recalled")
-    if isinstance(recalled, dict) and recalled:
-        top = max(max(recalled.values()), 1)
-        bars = "".join(
-            f'<div class="bar"><span>{esc(k)}</span><i style="width:{int(120 * n / top)}px"></i>'
-            f"{int(n)} chars</div>"
-            for k, n in recalled.items()
+def _recalled(item: dict) -> str:
+    """Each memory's recalled size as a bar and, where the trace keeps it, its text folded."""
+    sizes = item.get("recalled") if isinstance(item.get("recalled"), dict) else {}
+    texts = item.get("recall_text") if isinstance(item.get("recall_text"), dict) else {}
+    sizes = {k: int(sizes.get(k, len(texts.get(k) or ""))) for k in {**sizes, **texts}}
+    if not sizes:
+        return ""
+    top = max(max(sizes.values()), 1)
+    rows = []
+    for k, n in sizes.items():
+        bar = (
+            f'<span class="bar"><span>{esc(k)}</span> <i style="width:{int(120 * n / top)}px">'
+            f"</i> {n} chars</span>"
         )
-        out += f'<div class="label">memory recalled</div><div class="recalled">{bars}</div>'
+        text = texts.get(k)
+        if not isinstance(text, str) or not text.strip():
+            rows.append(f"<div>{bar}</div>")
+            continue
+        cut = f'<div class="cut">the first {len(text):,} of {n:,} characters</div>'
+        rows.append(
+            f'<details class="recall" data-memory="{esc(k)}"><summary>{bar}</summary>'
+            f'<pre class="msg">{esc(text)}</pre>{cut if n > len(text) else ""}</details>'
+        )
+    return f'<div class="label">memory recalled</div><div class="recalled">{"".join(rows)}</div>'
+
+
+def _memory(item: dict, spatial: dict | None) -> str:
+    out = _recalled(item)
     change = item.get("map")
     if isinstance(change, dict):
         added = "".join(f'<div class="add">+ {esc(t)}</div>' for t in change.get("added", []))
@@ -206,7 +234,20 @@ def _memory(item: dict, spatial: dict | None) -> str:
     return out
 
 
-def _step(item: dict, previous: dict | None, spatial: dict | None) -> str:
+def _step_map(edges: list[Edge], cells: dict, step: int) -> str:
+    """The map after this step, folded, with what its update changed marked."""
+    added = sum(e.since == step for e in edges)
+    removed = sum(e.until == step for e in edges)
+    svg = map_svg(edges, cells, step) if added or removed else ""
+    if not svg:
+        return ""
+    return (
+        f'<details class="stepmap"><summary>the spatial map after this step (+{added} '
+        f"−{removed}: green added, red struck out removed)</summary>{svg}</details>"
+    )
+
+
+def _step(item: dict, previous: dict | None, spatial: dict | None, step_map: str = "") -> str:
     outcome = str(item.get("outcome", ""))
     verdict = item.get("verdict")
     rejected = bool(item.get("rejected")) or (
@@ -231,27 +272,60 @@ def _step(item: dict, previous: dict | None, spatial: dict | None) -> str:
         f"<h3>Step {step}: <code>{action}</code>{badges}{score}</h3>"
         f'<div class="msg">{esc(item.get("message", ""))}</div>'
         f'<div class="cols"><div class="why">{summary}{_plan(item)}{_critic(item)}</div>'
-        f'<div class="memory">{_memory(item, spatial)}</div></div></section>'
+        f'<div class="memory">{_memory(item, spatial)}</div></div>{step_map}</section>'
     )
+
+
+def _spatial_by_step(trace: dict) -> dict[int, dict]:
+    """The spatial update statistics by the step they follow: the episode log keeps one per
+    update in step order, the first before step 1; their own ``step`` is the store's, which
+    counts on across a robot's tasks."""
+    return dict(enumerate(s for s in trace.get("spatial_stats") or [] if isinstance(s, dict)))
+
+
+def _final_map(trace: dict, edges: list[Edge], cells: dict, last: int) -> str:
+    svg = map_svg(edges, cells, last, changes=False)
+    if not svg:
+        return ""
+    held = sum(e.held_after(last) for e in edges)
+    note = (
+        ""
+        if "map_history" in trace
+        else " Drawn from the per-step changes: the map held before the run is not in this trace."
+    )
+    return (
+        f'<h2>Spatial map at the end</h2><div class="legend">{held} edges. Places are boxes '
+        "laid out by the ways the robot walked (each compass fact one cell that way); a box "
+        "lists what the map places there; the blue box is where the robot is."
+        f"{note}</div>{svg}"
+    )
+
+
+MAX_STEP_MAPS = 300  # steps drawn with their map; later ones keep the list of changes
 
 
 def render_page(trace: dict) -> str:
     """The whole page for a trace dict (as written by ``robomemory run``)."""
     trajectory = list(trace.get("trajectory") or [])
-    spatial = {int(s.get("step", -1)): s for s in trace.get("spatial_stats") or []}
-    steps = "".join(
-        _step(item, trajectory[i - 1] if i else None, spatial.get(int(item.get("step", 0))))
-        for i, item in enumerate(trajectory)
-    )
+    spatial = _spatial_by_step(trace)
+    edges = map_history(trace)
+    cells = grid(edges)
+    cards = []
+    for i, item in enumerate(trajectory):
+        step = int(item.get("step", 0))
+        drawn = _step_map(edges, cells, step) if i < MAX_STEP_MAPS else ""
+        cards.append(_step(item, trajectory[i - 1] if i else None, spatial.get(step), drawn))
+    steps = "".join(cards)
     initial = trace.get("initial_map") or {}
     first_map = ""
     if initial.get("added"):
         rows = "".join(f'<div class="add">+ {esc(t)}</div>' for t in initial["added"])
         first_map = f'<h2>Spatial map at the start</h2><div class="map initial">{rows}</div>'
+    last = max([int(t.get("step", 0)) for t in trajectory] + [0])
     consolidation = trace.get("consolidation") or {}
-    tail = ""
+    tail = _final_map(trace, edges, cells, last)
     if consolidation:
-        tail = (
+        tail += (
             "<h2>Consolidation</h2><details open><summary>long-term memory written at the end"
             f'</summary><pre class="msg">{esc(json.dumps(consolidation, indent=1))}</pre></details>'
         )

@@ -3,12 +3,16 @@
 RUN is a JSON trace written by ``robomemory run``, or a thread id whose checkpoint lives under
 ``--data`` (with ``--robot`` to read its spatial map), or nothing: the newest trace under
 ``DATA/runs/``. Prints each step (plan, critic, action, result, score, memory, map changes) and,
-with ``--html``, writes the same as a self-contained page. No model is loaded.
+with ``--html``, writes the same as a self-contained page (with what each memory recalled and the
+spatial map drawn: :mod:`~robomemory.commands.run_page`). No model is loaded. A thread's map
+comes from the robot's spatial store, whose steps count on across the robot's tasks: the
+episode's spatial statistics say which store step followed which step of the episode.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,11 +24,11 @@ from rich.table import Table
 from robomemory.commands.inspect import load_triples
 from robomemory.commands.progress import one_line
 from robomemory.commands.run_page import write_page
-from robomemory.commands.trace import trace_payload
+from robomemory.commands.trace import history_entry, trace_payload
 from robomemory.config import AgentConfig, MemoryConfig, default_data_dir
 from robomemory.graphs.agent import RoboMemoryAgent, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
-from robomemory.memory.base import MemoryHandles
+from robomemory.memory.base import MemoryHandles, Triple
 from robomemory.memory.episode_log import EpisodeLog
 
 
@@ -60,7 +64,10 @@ def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
         trace = trace_payload(agent.result(thread))
     finally:
         episodes.close()
-    changes = map_changes_from_store(data, robot, trace["episode_id"])
+    handles = MemoryHandles.for_robot(robot, trace["episode_id"])
+    triples = load_triples(MemoryConfig(data_dir=data / "memory"), handles)
+    trace["map_history"] = map_history_from_store(triples, trace)
+    changes = map_changes(trace["map_history"])
     for item in trace["trajectory"]:
         if "map" not in item and int(item["step"]) in changes:
             item["map"] = changes[int(item["step"])]
@@ -69,19 +76,43 @@ def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
     return trace
 
 
-def map_changes_from_store(data: Path, robot: str, episode_id: str) -> dict[int, dict]:
-    """Triples this episode added (and later invalidated), by step, from the robot's store."""
-    cfg = MemoryConfig(data_dir=data / "memory")
-    handles = MemoryHandles.for_robot(robot, episode_id)
-    out: dict[int, dict] = {}
-    for t in load_triples(cfg, handles):
-        if t.episode_id != episode_id:
-            continue
-        text = f"{t.subject} {t.relation} {t.object}"
-        out.setdefault(t.valid_from_step, {"added": [], "removed": []})["added"].append(text)
-        if t.invalidated_at_step is not None:
-            slot = out.setdefault(t.invalidated_at_step, {"added": [], "removed": []})
-            slot["removed"].append(text)
+def map_history_from_store(triples: list[Triple], trace: dict[str, Any]) -> list[dict]:
+    """The trace's ``map_history`` (see :mod:`~robomemory.commands.trace`) from the robot's
+    triples: those held at some point of the episode, their store steps turned into the
+    episode's (the i-th spatial update of the episode follows its step i). Without spatial
+    statistics, the triples the episode wrote, their store steps taken as its own."""
+    stamps = sorted(
+        (int(s["step"]), i)
+        for i, s in enumerate(trace.get("spatial_stats") or [])
+        if isinstance(s, dict) and isinstance(s.get("step"), int)
+    )
+    if not stamps:
+        mine = [t for t in triples if t.episode_id == trace.get("episode_id")]
+        return [history_entry(t, t.valid_from_step, t.invalidated_at_step) for t in mine]
+    first, last = stamps[0][0], stamps[-1][0]
+
+    def step_of(store_step: int | None) -> int | None:
+        """The episode step whose update stamped ``store_step``; None outside the episode."""
+        if store_step is None or not first <= store_step <= last:
+            return None
+        return stamps[bisect.bisect_right(stamps, (store_step, 1 << 30)) - 1][1]
+
+    return [
+        history_entry(t, step_of(t.valid_from_step), step_of(t.invalidated_at_step))
+        for t in triples
+        if t.valid_from_step <= last
+        and (t.invalidated_at_step is None or t.invalidated_at_step >= first)
+    ]
+
+
+def map_changes(history: list[dict]) -> dict[int, dict[str, list[str]]]:
+    """The edges each step's update added and removed, as text, by step."""
+    out: dict[int, dict[str, list[str]]] = {}
+    for e in history:
+        text = f"{e['subject']} {e['relation']} {e['object']}"
+        for key, kind in (("since", "added"), ("until", "removed")):
+            if e[key] is not None:
+                out.setdefault(e[key], {"added": [], "removed": []})[kind].append(text)
     return out
 
 
