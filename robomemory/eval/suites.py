@@ -3,19 +3,31 @@
 - ``tiny``: the TextWorld games bundled in ``robomemory/data/games`` (no generation).
 - ``tw-cooking-{easy,medium,hard}``: TextWorld cooking games made once by ``tw-make tw-cooking``
   into a cache folder (``$ROBOMEMORY_HOME/games``), reused afterwards.
-- ``sw-easy`` / ``sw``: ScienceWorld task x variation lists (``easy`` simplifications / none).
-- ``twx-cooking`` / ``twx-twc``: TextWorldExpress games from seeds.
+- ``tw-treasure`` / ``tw-coin`` / ``tw-simple``: TextWorld's other ``tw-make`` challenges, made
+  and cached the same way (:func:`tw_make_game`); the treasure hunter and the coin collector
+  state only their goal ("Find the keycard and pick it up.", ``eval/tw_goal.py``).
+- ``sw-easy`` / ``sw`` / ``sw-tasks``: ScienceWorld task x variation lists (``easy``
+  simplifications / none).
+- ``twx-cooking`` / ``twx-twc`` / ``twx-coin`` / ``twx-mapreader``: TextWorldExpress games from
+  seeds.
+
+A task is a :class:`TaskSpec`: its world, an id, and the world's parameters, checked by that
+world's model (:class:`TextWorldParams`, :class:`ScienceWorldParams`, :class:`TwxParams`; no
+unknown key). ``eval/picks.py`` builds suites from the command line and from suite files.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from robomemory.config import default_data_dir
 from robomemory.core import Executor
@@ -23,6 +35,14 @@ from robomemory.core import Executor
 log = logging.getLogger(__name__)
 
 World = Literal["textworld", "scienceworld", "twx"]
+# A task id names episode files and, with ``--memory-scope task``, a robot (config.robot_id):
+# letters, digits, '-' and '_' only.
+TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+MAX_NAME, MAX_ID = 40, 58  # a task's robot id, "<suite>__<task>", is at most 100 characters
+# The world's own step limit, above any episode's: the runner's limit ends an episode (a
+# ScienceWorld or TextWorldExpress world would otherwise end it at its default 100 steps, below
+# twice a long oracle path).
+WORLD_STEP_LIMIT = 1000
 
 
 @runtime_checkable
@@ -41,19 +61,160 @@ class KnowsGoldPath(Protocol):
         ...
 
 
+# tw-make challenges (``tw-make CHALLENGE --help``); the ``-goal`` ones are eval/tw_goal.py's.
+TW_CHALLENGES: dict[str, str] = {
+    "tw-cooking": "cook a recipe: --recipe N --take N --go N [--open] [--cut] [--cook]",
+    "tw-treasure_hunter": "take the object the objective names: --level 1-30",
+    "tw-coin_collector": "take the coin: --level 1-300",
+    "tw-simple": "cook one food item: --rewards dense|balanced|sparse --goal detailed|brief|none",
+    "tw-treasure_hunter-goal": "tw-treasure_hunter; objective: Find the X and pick it up.",
+    "tw-coin_collector-goal": "tw-coin_collector; objective: Find the coin and pick it up.",
+}
+TW_GOAL = Path(__file__).with_name("tw_goal.py")  # tw-make --third-party file
+# tw-make's own options, which the game cache sets: not part of a challenge's settings.
+_TW_MAKE_OWN = ("--seed", "--output", "--format", "--third-party", "-f", "--force")
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TextWorldParams(_Params):
+    """A TextWorld game: a file (``path``), a tw-make challenge with its settings and seed
+    (``challenge``, ``settings``, ``seed``), or a tw-cooking level of the named suites
+    (``level``, ``seed``)."""
+
+    path: str | None = None
+    challenge: str | None = None
+    settings: str = ""
+    level: Literal["easy", "medium", "hard"] | None = None
+    seed: int | None = Field(default=None, ge=0)
+
+    @field_validator("challenge")
+    @classmethod
+    def _known(cls, value: str | None) -> str | None:
+        if value is not None and value not in TW_CHALLENGES:
+            raise ValueError(
+                f"unknown tw-make challenge {value!r}; choose from {', '.join(TW_CHALLENGES)}"
+            )
+        return value
+
+    @field_validator("settings")
+    @classmethod
+    def _settings(cls, value: str) -> str:
+        try:
+            words = shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"settings {value!r}: {exc}") from None
+        own = [w for w in words if w.split("=")[0] in _TW_MAKE_OWN]
+        if own:
+            raise ValueError(f"settings may not set {own[0]} (the suite sets seed and output)")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TextWorldParams:
+        given = [k for k in ("path", "challenge", "level") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give one of path, challenge (+ seed) or level (+ seed)")
+        if given[0] != "path" and self.seed is None:
+            raise ValueError(f"{given[0]} needs a seed")
+        if self.settings and given[0] != "challenge":
+            raise ValueError("settings go with a challenge")
+        return self
+
+
+class ScienceWorldParams(_Params):
+    """A ScienceWorld task variation (``task`` is one of ScienceWorld's 30 task names);
+    ``simplifications``: ``easy``, ``none`` or a comma list of ScienceWorld's."""
+
+    task: str
+    variation: int = Field(default=0, ge=0)
+    simplifications: str = "easy"
+
+    @field_validator("simplifications")
+    @classmethod
+    def _simplifications(cls, value: str) -> str:
+        from robomemory.executors.envs.scienceworld import check_simplifications  # no JVM
+
+        return check_simplifications(value)
+
+
+class TwxParams(_Params):
+    """A TextWorldExpress game from a seed; ``params`` is its ``gameParams`` (None: the
+    executor's default for the game), ``fold`` which objects it draws from."""
+
+    game: str
+    seed: int = Field(ge=0)
+    params: str | None = None
+    fold: Literal["train", "dev", "test"] = "train"
+
+
+WORLD_PARAMS: dict[str, type[_Params]] = {
+    "textworld": TextWorldParams,
+    "scienceworld": ScienceWorldParams,
+    "twx": TwxParams,
+}
+
+
+def error_line(exc: ValidationError) -> str:
+    """One line for a suite's or a task's validation error: ``tasks.1.params: ...``."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "missing":
+            msg = "missing"
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] != "value_error":
+                msg += f" (got {err['input']!r})"
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
 class TaskSpec(BaseModel):
-    """One task of a suite: which world and how to build it."""
+    """One task of a suite: which world and how to build it (``params``: the world's model)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     world: World
-    id: str
+    id: str = Field(pattern=f"^{TASK_ID.pattern}$", max_length=MAX_ID)
     params: dict = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _params_fit_the_world(self) -> TaskSpec:
+        model = WORLD_PARAMS[self.world]
+        try:
+            model.model_validate(self.params)
+        except ValidationError as exc:
+            known = ", ".join(model.model_fields)
+            raise ValueError(
+                f"params of a {self.world} task ({known}): {error_line(exc)}"
+            ) from None
+        return self
+
+    def world_params(self) -> _Params:
+        """``params`` as the world's model (defaults filled in)."""
+        return WORLD_PARAMS[self.world].model_validate(self.params)
 
 
 class Suite(BaseModel):
-    name: str
-    description: str
-    tasks: list[TaskSpec]
-    max_steps: int = 30
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=f"^{TASK_ID.pattern}$", max_length=MAX_NAME)
+    description: str = ""
+    tasks: list[TaskSpec] = Field(min_length=1)
+    max_steps: int = Field(default=30, ge=1)
+
+    @model_validator(mode="after")
+    def _ids_unique(self) -> Suite:
+        seen: set[str] = set()
+        for task in self.tasks:
+            if task.id in seen:
+                raise ValueError(f"task id {task.id!r} is given twice")
+            seen.add(task.id)
+        return self
 
 
 # tw-make tw-cooking settings per difficulty (paper: Base vs Long horizons).
@@ -83,6 +244,37 @@ SW_TASKS: tuple[tuple[str, int], ...] = (
     ("chemistry-mix-paint-secondary-color", 0),
 )
 TWX_SEEDS = (0, 1, 2, 3, 4)
+
+# Issue 42's worlds: exploration with doors, containers and keys; dead-end mazes; rewards of
+# every density; a map to read. Each suite's max_steps is a floor: the runner gives every task
+# at least twice its oracle's steps (step_limit).
+# tw-treasure: (level, seed); 11-20 closed doors and containers, 21-30 locked ones with the keys
+# held. Goal only: "Find the X and pick it up."
+TW_TREASURE: tuple[tuple[int, int], ...] = ((12, 21), (16, 22), (20, 23), (22, 24), (26, 25))
+# tw-coin: (level, seed); levels 101-200 add a dead-end room beside every room of the path.
+TW_COIN: tuple[tuple[int, int], ...] = ((103, 31), (105, 32), (107, 33), (110, 34), (115, 35))
+# tw-simple: (rewards, goal, seed); goal "none": no objective shown (a note in the kitchen).
+TW_SIMPLE: tuple[tuple[str, str, int], ...] = (
+    ("dense", "detailed", 41),
+    ("balanced", "detailed", 42),
+    ("balanced", "brief", 43),
+    ("sparse", "brief", 44),
+    ("sparse", "none", 45),
+)
+# sw-tasks: five ScienceWorld tasks whose object the task names (no judging what a thing is).
+SW_NAMED_TASKS: tuple[tuple[str, int], ...] = (
+    ("boil", 1),
+    ("melt", 5),
+    ("use-thermometer", 3),
+    ("test-conductivity", 5),
+    ("power-component", 1),
+)
+TWX_OWN_SEEDS = (10, 11, 12, 13, 14)
+TWX_COIN_PARAMS = "numLocations=9,numDistractorItems=2,includeDoors=1,limitInventorySize=0"
+TWX_MAPREADER_PARAMS = (
+    "numLocations=11,maxDistanceApart=4,maxDistractorItemsPerLocation=2,includeDoors=0,"
+    "limitInventorySize=0"
+)
 
 
 def games_cache_dir() -> Path:
@@ -119,9 +311,57 @@ def _tw_cooking(level: str) -> Suite:
     )
 
 
-def _sw(easy: bool) -> Suite:
+def _tw_challenge(
+    name: str, challenge: str, description: str, tasks: list[tuple[str, str, int]], max_steps: int
+) -> Suite:
+    """A suite of tw-make games: (id, settings, seed) each."""
+    specs = [
+        TaskSpec(
+            world="textworld",
+            id=task_id,
+            params={"challenge": challenge, "settings": settings, "seed": seed},
+        )
+        for task_id, settings, seed in tasks
+    ]
+    return Suite(name=name, description=description, tasks=specs, max_steps=max_steps)
+
+
+def _tw_treasure() -> Suite:
+    return _tw_challenge(
+        "tw-treasure",
+        "tw-treasure_hunter-goal",
+        "tw-make tw-treasure_hunter --level 12-26 (doors, containers, keys); goal only",
+        [(f"tw-treasure-l{lv}-s{seed}", f"--level {lv}", seed) for lv, seed in TW_TREASURE],
+        max_steps=40,
+    )
+
+
+def _tw_coin() -> Suite:
+    return _tw_challenge(
+        "tw-coin",
+        "tw-coin_collector-goal",
+        "tw-make tw-coin_collector --level 103-115 (dead ends beside the path); goal only",
+        [(f"tw-coin-l{lv}-s{seed}", f"--level {lv}", seed) for lv, seed in TW_COIN],
+        max_steps=40,
+    )
+
+
+def _tw_simple() -> Suite:
+    return _tw_challenge(
+        "tw-simple",
+        "tw-simple",
+        "tw-make tw-simple --rewards dense|balanced|sparse --goal detailed|brief|none",
+        [
+            (f"tw-simple-{rewards}-{goal}-s{seed}", f"--rewards {rewards} --goal {goal}", seed)
+            for rewards, goal, seed in TW_SIMPLE
+        ],
+        max_steps=40,
+    )
+
+
+def _sw(easy: bool, pairs: tuple[tuple[str, int], ...] | None = None, name: str = "") -> Suite:
     simp = "easy" if easy else ""
-    pairs = SW_EASY_TASKS if easy else SW_TASKS
+    pairs = pairs or (SW_EASY_TASKS if easy else SW_TASKS)
     tasks = [
         TaskSpec(
             world="scienceworld",
@@ -131,22 +371,24 @@ def _sw(easy: bool) -> Suite:
         for task, var in pairs
     ]
     return Suite(
-        name="sw-easy" if easy else "sw",
+        name=name or ("sw-easy" if easy else "sw"),
         description=f"ScienceWorld ({simp or 'full'})",
         tasks=tasks,
         max_steps=40,
     )
 
 
-def _twx(game: str) -> Suite:
+def _twx(
+    game: str, seeds: tuple[int, ...] = TWX_SEEDS, params: str | None = None, max_steps: int = 40
+) -> Suite:
+    given = {} if params is None else {"params": params}
     tasks = [
-        TaskSpec(world="twx", id=f"twx-{game}-s{s}", params={"game": game, "seed": s})
-        for s in TWX_SEEDS
+        TaskSpec(world="twx", id=f"twx-{game}-s{s}", params={"game": game, "seed": s, **given})
+        for s in seeds
     ]
     short = "cooking" if game == "cookingworld" else game
-    return Suite(
-        name=f"twx-{short}", description=f"TextWorldExpress {game}", tasks=tasks, max_steps=40
-    )
+    described = f"TextWorldExpress {game}" + (f" {params}" if params else "")
+    return Suite(name=f"twx-{short}", description=described, tasks=tasks, max_steps=max_steps)
 
 
 SUITES = {
@@ -154,10 +396,18 @@ SUITES = {
     "tw-cooking-easy": lambda: _tw_cooking("easy"),
     "tw-cooking-medium": lambda: _tw_cooking("medium"),
     "tw-cooking-hard": lambda: _tw_cooking("hard"),
+    "tw-treasure": _tw_treasure,
+    "tw-coin": _tw_coin,
+    "tw-simple": _tw_simple,
     "sw-easy": lambda: _sw(True),
     "sw": lambda: _sw(False),
+    "sw-tasks": lambda: _sw(True, SW_NAMED_TASKS, "sw-tasks"),
     "twx-cooking": lambda: _twx("cookingworld"),
     "twx-twc": lambda: _twx("twc"),
+    # coin's gold path is a random search (seed 12: 10 to 32 steps from one reset to the next),
+    # so the floor sets the limit, not twice the oracle's
+    "twx-coin": lambda: _twx("coin", TWX_OWN_SEEDS, TWX_COIN_PARAMS, max_steps=70),
+    "twx-mapreader": lambda: _twx("mapreader", TWX_OWN_SEEDS, TWX_MAPREADER_PARAMS),
 }
 
 
@@ -169,18 +419,35 @@ def get_suite(name: str) -> Suite:
         raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}") from None
 
 
-def tw_cooking_game(level: str, seed: int, cache: Path | None = None) -> Path:
-    """Path of a generated tw-cooking game; made once with ``tw-make`` and cached."""
+def tw_game_name(challenge: str, settings: str, seed: int) -> str:
+    """The cache's file stem of a tw-make game: ``tw-simple-rewards-dense-goal-brief-s41``."""
+    words = [w.lstrip("-") for w in shlex.split(settings)]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(w for w in words if w))
+    return "-".join(part for part in (challenge, slug, f"s{seed}") if part)
+
+
+def tw_make_game(
+    challenge: str, settings: str, seed: int, cache: Path | None = None, stem: str | None = None
+) -> Path:
+    """Path of a generated tw-make game (``tw-make CHALLENGE SETTINGS --seed SEED``); made once
+    into ``cache`` (``$ROBOMEMORY_HOME/games``) and reused. A ValueError carries tw-make's own
+    complaint (a bad setting, a seed that allows no quest)."""
+    if challenge not in TW_CHALLENGES:
+        raise ValueError(
+            f"unknown tw-make challenge {challenge!r}; choose from {', '.join(TW_CHALLENGES)}"
+        )
     cache = cache or games_cache_dir()
-    path = cache / f"tw-cooking-{level}-s{seed}.z8"
+    path = cache / f"{stem or tw_game_name(challenge, settings, seed)}.z8"
     if path.exists() and path.with_suffix(".json").exists():
         return path
     cache.mkdir(parents=True, exist_ok=True)
     tw_make = Path(sys.executable).parent / "tw-make"
+    third_party = ["--third-party", str(TW_GOAL)] if challenge.endswith("-goal") else []
     cmd = [
         str(tw_make) if tw_make.exists() else "tw-make",
-        "tw-cooking",
-        *TW_LEVELS[level].split(),
+        *third_party,
+        challenge,
+        *shlex.split(settings),
         "--seed",
         str(seed),
         "--output",
@@ -189,10 +456,35 @@ def tw_cooking_game(level: str, seed: int, cache: Path | None = None) -> Path:
         "--silent",
     ]
     log.info("generating %s", path.name)
-    subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
+    try:
+        subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
+    except subprocess.CalledProcessError as exc:
+        said = [line for line in (exc.stderr or exc.stdout or "").splitlines() if line.strip()]
+        why = said[-1].strip() if said else f"exit status {exc.returncode}"
+        call = " ".join(w for w in ("tw-make", challenge, settings, f"--seed {seed}") if w)
+        raise ValueError(f"{call}: {why}") from None
     for leftover in (path.with_suffix(".ni"), path.with_suffix(".ulx")):
         leftover.unlink(missing_ok=True)
     return path
+
+
+def tw_cooking_game(level: str, seed: int, cache: Path | None = None) -> Path:
+    """Path of a generated tw-cooking game; made once with ``tw-make`` and cached."""
+    return tw_make_game(
+        "tw-cooking", TW_LEVELS[level], seed, cache, stem=f"tw-cooking-{level}-s{seed}"
+    )
+
+
+def textworld_game(params: dict, cache: Path | None = None) -> Path:
+    """The game file of a TextWorld task's params (made with tw-make when it is not yet)."""
+    p = TextWorldParams.model_validate(params)
+    if p.path is not None:
+        return Path(p.path)
+    assert p.seed is not None  # TextWorldParams requires it without a path
+    if p.level is not None:
+        return tw_cooking_game(p.level, p.seed, cache)
+    assert p.challenge is not None
+    return tw_make_game(p.challenge, p.settings, p.seed, cache)
 
 
 def make_executor(spec: TaskSpec) -> Executor:
@@ -201,18 +493,21 @@ def make_executor(spec: TaskSpec) -> Executor:
     if spec.world == "textworld":
         from robomemory.executors.envs.textworld import TextWorldExecutor  # loads textworld (heavy)
 
-        path = p.get("path") or tw_cooking_game(p["level"], int(p["seed"]))
-        return TextWorldExecutor(path)
+        return TextWorldExecutor(textworld_game(p))
     if spec.world == "scienceworld":
         # worlds extra (Java)
         from robomemory.executors.envs.scienceworld import ScienceWorldExecutor
 
+        sw = ScienceWorldParams.model_validate(p)
         return ScienceWorldExecutor(
-            p["task"], int(p.get("variation", 0)), p.get("simplifications", "easy")
+            sw.task, sw.variation, sw.simplifications, step_limit=WORLD_STEP_LIMIT
         )
     from robomemory.executors.envs.twx import TextWorldExpressExecutor  # worlds extra
 
-    return TextWorldExpressExecutor(p.get("game", "cookingworld"), int(p["seed"]), p.get("params"))
+    twx = TwxParams.model_validate(p)
+    return TextWorldExpressExecutor(
+        twx.game, twx.seed, twx.params, fold=twx.fold, step_limit=WORLD_STEP_LIMIT
+    )
 
 
 def oracle_steps(spec: TaskSpec, executor: Executor) -> int | None:
@@ -260,5 +555,19 @@ def games_suite(patterns: list[str], max_steps: int = 30) -> Suite:
     missing = [p.name for p in paths if not p.with_suffix(".json").exists()]
     if missing:
         raise ValueError(f"these games have no .json beside them: {', '.join(missing)}")
-    tasks = [TaskSpec(world="textworld", id=f"tw-{p.stem}", params={"path": str(p)}) for p in paths]
+    tasks = [TaskSpec(world="textworld", id=game_id(p), params={"path": str(p)}) for p in paths]
     return Suite(name="games", description="user games", tasks=tasks, max_steps=max_steps)
+
+
+def game_id(path: Path) -> str:
+    """A game file's task id: ``tw-`` and its name, other characters than letters, digits,
+    '-' and '_' as '_' (``my.game.z8`` -> ``tw-my_game``)."""
+    return short_id("tw-" + re.sub(r"[^A-Za-z0-9_-]", "_", path.stem))
+
+
+def short_id(task_id: str) -> str:
+    """A task id within the length an id may have (a hash of the whole keeps it unique)."""
+    if len(task_id) <= MAX_ID:
+        return task_id
+    digest = hashlib.sha1(task_id.encode()).hexdigest()[:8]
+    return f"{task_id[: MAX_ID - 9]}-{digest}"

@@ -26,7 +26,7 @@ from robomemory.core import TASK_COMPLETE
 from robomemory.eval.bench.suite import config_from_args
 from robomemory.eval.metrics import location_prf
 from robomemory.eval.report import load_records, markdown_table, write_json_atomic, write_report
-from robomemory.eval.suites import SUITES, get_suite, tw_cooking_game
+from robomemory.eval.suites import SUITES, get_suite, textworld_game
 from robomemory.memory.base import Triple
 from robomemory.memory.spatial import normalize_name
 from robomemory.memory.system import MemorySystem
@@ -195,10 +195,7 @@ def run(
     per_game: dict[str, list[dict]] = {}
     paths = {}
     for spec in tasks:
-        p = spec.params
-        paths[spec.id] = (
-            Path(p["path"]) if "path" in p else tw_cooking_game(p["level"], int(p["seed"]))
-        )
+        paths[spec.id] = textworld_game(spec.params)
     total = sum(len(walkthrough_actions(path)) for path in paths.values())
     columns = (*Progress.get_default_columns(), TextColumn("{task.fields[f1]}"))
     with Progress(*columns, console=Console(stderr=True)) as progress:

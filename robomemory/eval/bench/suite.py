@@ -5,10 +5,17 @@ Example::
     robomemory bench suite --suite tiny --agent robomemory --agent react --attempts 2 \\
         --ablate critic,spatial --model local --out runs/tiny
 
-``--games PATH...`` runs the same protocol on TextWorld games a user brings (files, folders or
-glob patterns) instead of a named suite. ``--ablate`` adds one RoboMemory run per listed
-component (``a+b`` removes both at once) next to the full system; baselines ignore it.
-Re-running the same command resumes. Each task's step limit is at least twice its oracle's.
+Instead of a named suite, pick tasks of any world (they combine into one suite, ``picked``)::
+
+    robomemory bench suite --sw boil:0-2 melt --sw-simplifications easy \\
+        --twx coin:0-4 mapreader:3 --twx-params numLocations=8,includeDoors=1 \\
+        --tw tw-treasure_hunter-goal:21-23 --tw-settings="--level 15" --games my/*.z8 ...
+
+or list them in a suite file (``--suite-file PATH.yaml``; eval/picks.py). ``--games PATH...``
+alone runs TextWorld games a user brings (files, folders or glob patterns), the suite ``games``.
+``--ablate`` adds one RoboMemory run per listed component (``a+b`` removes both at once) next
+to the full system; baselines ignore it. Re-running the same command resumes. Each task's step
+limit is at least twice its oracle's.
 """
 
 from __future__ import annotations
@@ -20,19 +27,83 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from robomemory.config import AgentConfig, config_error_line
+from robomemory.eval.picks import check_worlds, load_suite_file, picked_suite
 from robomemory.eval.report import write_report
 from robomemory.eval.runner import AGENTS, SuiteRunner
-from robomemory.eval.suites import SUITES, games_suite, get_suite
+from robomemory.eval.suites import SUITES, TW_CHALLENGES, Suite, get_suite
+
+PICKS = ("games", "sw", "twx", "tw")
+# options of a pick: (option, its pick)
+PICK_OPTIONS = (
+    ("sw_simplifications", "sw"),
+    ("twx_fold", "twx"),
+    ("twx_params", "twx"),
+    ("tw_settings", "tw"),
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--suite", choices=sorted(SUITES))
+    which = p.add_argument_group(
+        "tasks", "one of --suite, --suite-file, or picks of any world (--sw, --twx, --tw, --games)"
+    )
+    which.add_argument("--suite", choices=sorted(SUITES), help="a named suite")
+    which.add_argument(
+        "--suite-file",
+        type=Path,
+        metavar="PATH",
+        help="a suite of your own (YAML: name, description, max_steps, tasks of world/id/params)",
+    )
     which.add_argument(
         "--games",
         nargs="+",
+        action="extend",
         metavar="PATH",
         help="TextWorld games of your own: files, folders or glob patterns (the same protocol)",
+    )
+    which.add_argument(
+        "--sw",
+        nargs="+",
+        action="extend",
+        metavar="TASK[:VARIATIONS]",
+        help="ScienceWorld tasks, e.g. boil:0-2 melt:0,5 (default variation 0)",
+    )
+    which.add_argument(
+        "--sw-simplifications",
+        default=None,
+        metavar="easy|none|LIST",
+        help="ScienceWorld simplifications of --sw: easy (default), none, or a comma list of "
+        "teleportAction,openDoors,openContainers,selfWateringFlowerPots,noElectricalAction",
+    )
+    which.add_argument(
+        "--twx",
+        nargs="+",
+        action="extend",
+        metavar="GAME[:SEEDS]",
+        help="TextWorldExpress games, e.g. coin:0-4 mapreader:7 (default seed 0)",
+    )
+    which.add_argument(
+        "--twx-fold", choices=("train", "dev", "test"), default=None, help="default train"
+    )
+    which.add_argument(
+        "--twx-params",
+        default=None,
+        metavar="K=V,...",
+        help="TextWorldExpress gameParams of every --twx game, e.g. numLocations=8,includeDoors=1 "
+        "(default: the game's own; cookingworld and twc: the named suites')",
+    )
+    which.add_argument(
+        "--tw",
+        nargs="+",
+        action="extend",
+        metavar="CHALLENGE[:SEEDS]",
+        help=f"TextWorld games made by tw-make ({', '.join(TW_CHALLENGES)}), e.g. "
+        "tw-coin_collector-goal:1-3",
+    )
+    which.add_argument(
+        "--tw-settings",
+        default=None,
+        metavar="SETTINGS",
+        help='tw-make settings of every --tw challenge, e.g. --tw-settings="--level 15"',
     )
     p.add_argument(
         "--agent",
@@ -93,8 +164,42 @@ def parse_agents(values: list[str] | None) -> list[str]:
     return list(dict.fromkeys(agents))
 
 
+def suite_from_args(args: argparse.Namespace) -> Suite:
+    """The suite the arguments choose: a named one, a suite file, or the picked tasks (these
+    two checked against their worlds first). ValueError: one line."""
+    picked = [f"--{name}" for name in PICKS if getattr(args, name)]
+    chosen = [*(["--suite"] if args.suite else []), *(["--suite-file"] if args.suite_file else [])]
+    if len(chosen) + bool(picked) != 1:
+        given = ", ".join(chosen + picked) or "none"
+        raise ValueError(
+            "choose one of --suite NAME, --suite-file PATH, or tasks of any world "
+            f"(--sw, --twx, --tw, --games); given: {given}"
+        )
+    for option, pick in PICK_OPTIONS:
+        if getattr(args, option) is not None and not getattr(args, pick):
+            raise ValueError(f"--{option.replace('_', '-')} goes with --{pick}")
+    if args.suite:
+        return get_suite(args.suite)
+    if args.suite_file:
+        suite = load_suite_file(args.suite_file)
+    else:
+        suite = picked_suite(
+            games=args.games or (),
+            sw=args.sw or (),
+            twx=args.twx or (),
+            tw=args.tw or (),
+            sw_simplifications=args.sw_simplifications or "easy",
+            twx_fold=args.twx_fold or "train",
+            twx_params=args.twx_params,
+            tw_settings=args.tw_settings or "",
+            max_steps=args.max_steps or Suite.model_fields["max_steps"].default,
+        )
+    check_worlds(suite)
+    return suite
+
+
 def main(args: argparse.Namespace) -> int:
-    suite = games_suite(args.games) if args.games else get_suite(args.suite)
+    suite = suite_from_args(args)
     runner = SuiteRunner(
         suite,
         args.out,

@@ -177,6 +177,12 @@ class ScienceWorldExecutor(CommandWorldExecutor):
 
     def _start(self) -> tuple[str, WorldReply]:
         self._aliases = set()
+        variations = int(self.env.get_max_variations(self.task_name))
+        if not 0 <= self.variation < variations:  # ScienceWorld would play an "unknown" task
+            raise ValueError(
+                f"ScienceWorld task {self.task_name!r} has variations 0-{variations - 1}, "
+                f"not {self.variation}"
+            )
         self.env.load(self.task_name, self.variation, self.simplifications, generateGoldPath=True)
         obs, info = self.env.reset()
         task = self.env.get_task_description()
@@ -274,12 +280,45 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         return list(self.env.get_gold_action_sequence())
 
 
+# ScienceWorld's simplifications ("easy" is all of them; "noElectricalAction" is refused by
+# the electrical tasks). Listed by ``ScienceWorldEnv.get_possible_simplifications``.
+SIMPLIFICATIONS = (
+    "teleportAction",
+    "selfWateringFlowerPots",
+    "openContainers",
+    "openDoors",
+    "noElectricalAction",
+)
+
+
 def scienceworld_task_names() -> list[str]:
-    """The 30 task names of the installed ScienceWorld."""
+    """The 30 task names of the installed ScienceWorld (its ``tasks.json``; no JVM)."""
+    from scienceworld.constants import ID2TASK
+
+    return list(ID2TASK.values())
+
+
+def scienceworld_variations(tasks: Iterable[str]) -> dict[str, int]:
+    """How many variations each task has (starts one ScienceWorld JVM for all of them)."""
     from scienceworld import ScienceWorldEnv
 
     env = ScienceWorldEnv("")
     try:
-        return list(env.get_task_names())
+        return {task: int(env.get_max_variations(task)) for task in dict.fromkeys(tasks)}
     finally:
         env.close()
+
+
+def check_simplifications(value: str) -> str:
+    """``value`` as ScienceWorld takes it: ``easy``, ``none`` / empty (no simplification), or a
+    comma list of :data:`SIMPLIFICATIONS`; a ValueError names the valid ones."""
+    if value.strip().lower() in ("", "none"):
+        return ""
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    bad = [n for n in names if n not in ("easy", *SIMPLIFICATIONS)]
+    if bad:
+        raise ValueError(
+            f"unknown ScienceWorld simplification {bad[0]!r}; choose easy, none or a comma list "
+            f"of {', '.join(SIMPLIFICATIONS)}"
+        )
+    return ",".join(names)

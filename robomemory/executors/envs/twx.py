@@ -1,14 +1,18 @@
 """TextWorldExpress as an executor: paper Table 4 verbs plus the cooking / tidy-up verbs.
 
 TextWorldExpress (``textworld-express`` package, a bundled Java jar) generates games from a
-seed in milliseconds. Games used here: ``cookingworld`` (find ingredients, cut and cook them,
-prepare and eat the meal) and ``twc`` (put objects where they belong). Scores are already
+seed in milliseconds: ``cookingworld`` (find ingredients, cut and cook them, prepare and eat the
+meal), ``twc`` (put objects where they belong), ``coin`` (find the coin), ``mapreader`` (carry
+the coin to the box, with a map), ``arithmetic``, ``sorting``, ``simonsays``, ``peckingorder``.
+Each game takes generation parameters (``gameParams``, e.g. ``numLocations=8,includeDoors=1``)
+and a fold (``train`` / ``dev`` / ``test``: which objects it draws from). Scores are already
 normalized to [0, 1]; GC is the score.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from robomemory.core import TASK_COMPLETE
 from robomemory.executors.envs.command_world import (
@@ -87,9 +91,14 @@ VERBS: tuple[Verb, ...] = (
     ),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
 )
+# Verbs only one game has: published for that game alone, so the others' action API is as it was.
+GAME_VERBS: dict[str, tuple[Verb, ...]] = {
+    "simonsays": (Verb("touch", ("object",), "touch {0}"),),
+}
+FOLDS = ("train", "dev", "test")
 
 # "<verb> X" and "<verb> X in Y" forms of TextWorldExpress's valid actions.
-_ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop) (.+)$")
+_ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop|touch) (.+)$")
 _TWO_ARGS = re.compile(r"^(put|cook) (.+) in (.+)$")
 
 GAME_DEFAULTS: dict[str, str] = {
@@ -119,10 +128,12 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
         self.game = game
         self.seed = seed
         self.params = GAME_DEFAULTS.get(game, "") if params is None else params
+        if fold not in FOLDS:
+            raise ValueError(f"unknown TextWorldExpress fold {fold!r}; choose {', '.join(FOLDS)}")
         self.fold = fold
         self._own_env = env is None
         self.env = env if env is not None else TextWorldExpressEnv(envStepLimit=step_limit)
-        self.verbs = VERBS
+        self.verbs = VERBS + GAME_VERBS.get(game, ())
         self._valid: list[str] = []
         self._gold: list[str] = []
 
@@ -173,3 +184,26 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
     def gold_actions(self) -> list[str]:
         """The world's oracle command sequence for this seed."""
         return list(self._gold)
+
+
+def twx_game_names() -> list[str]:
+    """The games of the installed TextWorldExpress (no JVM)."""
+    from textworld_express.constants import GAME_NAMES
+
+    return list(GAME_NAMES)
+
+
+def check_games(games: Iterable[tuple[str, str]]) -> None:
+    """Load each (game, params) once in one TextWorldExpress JVM: a ValueError in the world's
+    words names a parameter it does not know or a value out of range."""
+    from textworld_express import TextWorldExpressEnv
+
+    env = TextWorldExpressEnv()
+    try:
+        for game, params in dict.fromkeys(games):
+            try:
+                env.load(game, params)
+            except ValueError as exc:
+                raise ValueError(f"TextWorldExpress {game} {params!r}: {exc}".strip()) from None
+    finally:
+        env.close()
