@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up robomemory in ./.venv.  Usage: bash scripts/setup.sh [EXTRAS]
-#   EXTRAS is a comma list of pyproject extras (default: local). "all" = everything tests need.
+#   EXTRAS is a comma list of pyproject extras (default: local). "all" = every extra a test
+#   needs (the simulated arm too), so the test run skips only what needs a server.
 #   "native" = local, then llama.cpp's server built for this CPU (several minutes on two cores).
 # CPU torch first: an unpinned torch would pull several GB of CUDA packages.
 set -euo pipefail
@@ -11,7 +12,7 @@ if [ "$extras" = "native" ]; then
   extras="local"
   native=1
 fi
-[ "$extras" = "all" ] && extras="local,dev,robot,worlds,viz,neo4j,mem0,postgres"
+[ "$extras" = "all" ] && extras="local,dev,robot,sim,worlds,viz,neo4j,mem0,postgres"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

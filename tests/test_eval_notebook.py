@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from robomemory.eval.committed import newest_runs
 from robomemory.eval.metrics import EpisodeRecord
 from robomemory.eval.report import write_json_atomic
 
@@ -40,21 +41,25 @@ def test_notebook_shows_report(tmp_path, monkeypatch):
     assert (tmp_path / "summary.md").exists()
 
 
-def test_notebook_out_of_the_box_reads_the_committed_results(tmp_path, monkeypatch):
-    """No folder given: the committed results of the last real run, or a clear message."""
+def test_notebook_out_of_the_box_reads_the_newest_committed_runs(tmp_path, monkeypatch):
+    """No folder given: the newest committed run of each suite (RESULTS.md's table)."""
     monkeypatch.delenv("ROBOMEMORY_REPORT", raising=False)
+    out = tmp_path / "out"
+    monkeypatch.setenv("ROBOMEMORY_NOTEBOOK_OUT", str(out))
+    (tmp_path / "run").mkdir()
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    resources = {"metadata": {"path": str(tmp_path)}}
+    resources = {"metadata": {"path": str(tmp_path / "run")}}
     nbclient.NotebookClient(nb, timeout=120, resources=resources).execute()
     text = "\n".join(
         str(o.get("text", "")) + str(o.get("data", {}).get("text/markdown", ""))
         for c in nb.cells
         for o in c.get("outputs", [])
     )
-    committed = NOTEBOOK.parents[1] / "docs" / "results" / "tiny" / "episodes"
-    if any(committed.glob("*.json")):
-        assert "committed results of the last real run" in text and "Lifelong learning" in text
-    else:
-        assert "no benchmark results in" in text and "robomemory bench suite" in text
-    assert list(tmp_path.iterdir()) == []  # nothing written next to the notebook
+    runs = newest_runs()
+    assert {"tiny", "tw-cooking-medium", "tw-cooking-hard"} <= set(runs)
+    for suite, folder in runs.items():
+        assert f"{suite}: " in text and f"in {folder.name} (its newest committed run)" in text
+        assert (out / "benchmark_report" / folder.name / "summary.md").exists()
+    assert "Lifelong learning" in text
+    assert list((tmp_path / "run").iterdir()) == []  # nothing written next to the notebook
     assert "error" not in {o.get("output_type") for c in nb.cells for o in c.get("outputs", [])}

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from robomemory.eval.committed import newest_runs
+
 nbformat = pytest.importorskip("nbformat", reason="notebook tests need the dev extra")
 nbclient = pytest.importorskip("nbclient", reason="notebook tests need the dev extra")
 
@@ -33,15 +35,24 @@ def test_results_notebook_plots_the_newest_committed_suite(tmp_path, monkeypatch
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
     monkeypatch.setenv("ROBOMEMORY_REPO", str(ROOT))
     monkeypatch.delenv("ROBOMEMORY_RESULTS", raising=False)
+    out = tmp_path / "out"  # the notebook's output folder, not the one it runs in
+    monkeypatch.setenv("ROBOMEMORY_NOTEBOOK_OUT", str(out))
+    (tmp_path / "run").mkdir()
     client = nbclient.NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path / "run")}},
     )
     client.execute()
     outputs = "".join(
         o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
     )
     folder = outputs.split("results: ", 1)[1].split(" ", 1)[0]
+    assert folder in {f.name for f in newest_runs(ROOT).values()}  # a suite's newest run
     agents = {p.name.split("__")[0] for p in (ROOT / "docs/results" / folder).glob("episodes/*")}
     assert {"robomemory", "react"} <= agents
     assert "robomemory " in outputs and "react " in outputs and "wrote attempts.png" in outputs
-    assert (tmp_path / "attempts.png").stat().st_size > 10_000
+    assert (out / "attempts.png").stat().st_size > 10_000
+    assert list((tmp_path / "run").iterdir()) == []  # nothing next to the notebook
+    assert not (ROOT / "notebooks" / "attempts.png").exists()
