@@ -235,7 +235,14 @@ class AgentConfig(StrictModel):
     critic_enabled: bool = True
     # Bounds on what enters state, checkpoints, memory and prompts from outside (a world, a
     # caller): longer texts are cut, more images or names are left out.
-    max_task_chars: int = Field(default=2_000, ge=100, le=100_000, description="Task text.")
+    max_task_chars: int = Field(
+        default=64_000,
+        ge=100,
+        le=1_000_000,
+        description="Longest task accepted; a longer one is refused. A task is kept whole in "
+        "state and memory; prompts show a long one condensed, its first and last sentences "
+        "verbatim (core.task_view).",
+    )
     max_text_chars: int = Field(
         default=8_000, ge=200, le=1_000_000, description="One observation or action result."
     )

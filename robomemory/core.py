@@ -7,6 +7,7 @@ executors all build on it.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from enum import StrEnum
@@ -105,6 +106,49 @@ class Action(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.verb}({', '.join(self.args)})"
+
+
+# What a prompt shows of a task: a longer one is condensed (:func:`task_view`), kept whole in state.
+TASK_VIEW_CHARS = 1_500
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def task_view(task: str, limit: int = TASK_VIEW_CHARS) -> str:
+    """``task`` as a prompt shows it: whole when it fits ``limit``; else its first sentence
+    and as many of its last sentences as fit, verbatim, the middle left out and marked. A
+    task's goal is where it ends ("... and take the coin"), its frame where it starts."""
+    text = " ".join(task.split())
+    if len(text) <= limit:
+        return text
+    sentences = [s.strip() for s in _SENTENCE_END.split(task) if s.strip()]
+    sentences = [" ".join(s.split()) for s in sentences]
+    head = sentences[0] if len(sentences) > 1 and len(sentences[0]) <= limit // 4 else ""
+    room = limit - len(head) - 60  # the mark and its spaces
+    tail: list[str] = []
+    for sentence in reversed(sentences[1:] if head else sentences):
+        if len(sentence) + 1 > room - sum(len(t) + 1 for t in tail):
+            break
+        tail.insert(0, sentence)
+    if not tail:  # the last sentence alone is too long: its end, in whole words
+        end = (sentences[-1] if sentences else text)[-room:]
+        tail = [end.split(" ", 1)[-1] if " " in end else end]
+    left = len(text) - len(head) - sum(len(t) + 1 for t in tail)
+    mark = f"[... {left} characters of the task left out ...]"
+    return " ".join(p for p in (head, mark, *tail) if p)
+
+
+class TaskTooLongError(ValueError):
+    """A task longer than the configured bound (protection against abuse, not a prompt limit)."""
+
+
+def checked_task(task: str, limit: int) -> str:
+    """``task`` whole, or :class:`TaskTooLongError` when it exceeds ``limit`` characters."""
+    if len(task) > limit:
+        raise TaskTooLongError(
+            f"the task is {len(task):,} characters, over max_task_chars ({limit:,}); a task is "
+            "kept whole and shown condensed, so this bound only refuses abuse"
+        )
+    return task
 
 
 def clip(text: str, limit: int) -> str:

@@ -9,12 +9,13 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory import build_agent
 from robomemory.config import AgentConfig
+from robomemory.core import TaskTooLongError
 from robomemory.eval.baselines import BaselineAgent
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
 from robomemory.memory.base import WORLD_KEY_CHARS, MemoryHandles, world_key
 from robomemory.memory.system import MemorySystem
 from robomemory.structured import StructuredLLM
-from robomemory.testing import ScriptedChatModel, message_text, scripted_llm
+from robomemory.testing import PlanScript, ScriptedChatModel, message_text, scripted_llm
 from robomemory.testing.openai_server import minimal_instance
 
 BIG = 2_000_000
@@ -59,13 +60,15 @@ def test_huge_observations_and_task_are_cut_to_the_configured_bounds(tmp_path):
     llm = scripted_llm({"MemoryDecision": decision, "SemanticInsights": insights})
     world = HugeWorld(TextWorldExecutor(bundled_game("cooking_1room")))
     embedder = DeterministicFakeEmbedding(size=32)
-    task = "cook the meal " + "t" * 1_000_000
+    task = "cook the meal " + "t" * 60_000  # kept whole; prompts show it condensed
     with build_agent(cfg, world, llm=llm, embedder=embedder) as agent:
+        with pytest.raises(TaskTooLongError, match="over max_task_chars"):
+            agent.run(thread_id="big-0", task="t" * 1_000_000)  # abuse: refused, one line
         agent.run(thread_id="big-1", task=task)
         agent.run(thread_id="big-2", task="now " + task)  # its updater sees the first items
         state = agent.state("big-2")
         items = [i.text for m in agent.context.memory.longterm() for i in m.items()]
-    assert len(state["task"]) <= cfg.max_task_chars
+    assert state["task"] == "now " + task
     assert len(state["observation"]["text"]) <= cfg.max_text_chars
     assert len(state["last_result"]["message"]) <= cfg.max_text_chars
     assert items and max(len(t) for t in items) <= cfg.memory.longterm.max_item_chars
@@ -122,3 +125,44 @@ def test_the_baselines_prompts_are_bounded_too(kind):
     llm = StructuredLLM(ScriptedChatModel(responder=answer, calls=[]), max_retries=0)
     BaselineAgent(kind, cfg, world, llm).run()  # 2 MB observations and answers
     assert prompts and max(len(p) for p in prompts) < 8 * cfg.max_text_chars
+
+
+def test_a_long_task_is_kept_whole_and_its_goal_reaches_every_prompt(tmp_path):
+    """A spoken route of 20,000 characters ends with its goal: the state keeps it whole, and
+    the planner's prompt shows it condensed, the goal sentence verbatim."""
+    planned: list[str] = []
+
+    def plan(messages):
+        planned.append(message_text(messages))
+        return [("look", [])]
+
+    route = " ".join(f"Walk past door {i} and turn left at the lamp." for i in range(440))
+    task = f"You are lost in a house. {route} Then take the coin from the drawer."
+    assert len(task) > 20_000
+    cfg = AgentConfig(robot_id="long-bot", max_steps=2)
+    cfg.memory.data_dir = tmp_path / "memory"
+    llm = scripted_llm({"Plan": PlanScript(plan)})
+    world = TextWorldExecutor(bundled_game("cooking_1room"))
+    embedder = DeterministicFakeEmbedding(size=32)
+    with build_agent(cfg, world, llm=llm, embedder=embedder) as agent:
+        agent.run(thread_id="long", task=task)
+        state = agent.state("long")
+    assert state["task"] == task
+    assert planned and all("Then take the coin from the drawer." in p for p in planned)
+    assert all("You are lost in a house." in p for p in planned)
+    assert max(len(p) for p in planned) < 12_000  # not the 20,000-character task
+
+
+def test_a_prompt_shows_a_long_task_by_its_first_and_last_sentences():
+    from robomemory.core import task_view
+
+    short = "Cook a meal. Then eat it."
+    assert task_view(short) == short
+    steps = " ".join(f"Step {i}: open box {i}." for i in range(400))
+    task = f"Tidy the lab.\n{steps}\nFinally put the red key in the safe."
+    shown = task_view(task, 600)
+    assert len(shown) <= 600
+    assert shown.startswith("Tidy the lab. [... ") and shown.endswith("red key in the safe.")
+    assert "characters of the task left out" in shown
+    one = "go " * 3000 + "and take the coin"  # one sentence: its end, in whole words
+    assert task_view(one, 300).endswith("go and take the coin") and len(task_view(one, 300)) <= 300

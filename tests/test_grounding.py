@@ -214,7 +214,7 @@ def test_a_document_read_is_kept_whole_to_its_last_step():
     item = {"action": "inspect(manual)", "verb": "inspect", "args": ["manual"],
             "outcome": "succeeded", "message": message}  # fmt: skip
     (note,) = update_notes([], item, "Read the manual.", VERBS)
-    assert len(note) > 500 and note.endswith("box 8. Done.")
+    assert len(note) > 500 and note.endswith("box 8.\nDone.")  # its lines kept
 
 
 def test_every_option_of_a_commitment_the_task_names_is_shown():
@@ -626,6 +626,17 @@ def test_back_and_forth_is_broken_in_a_world_whose_state_changes_with_time():
     assert loop_actions(path) == []
 
 
+def test_a_move_into_a_room_not_visited_is_no_loop():
+    """East, north, east through a maze: north from the new room leads somewhere new (a coin
+    maze's zig-zag was withheld at several steps); back where north was taken, it would loop."""
+    path = [("", "S0", "r0"), ("go(east)", "S1", "r1"), ("go(north)", "S2", "r2")]
+    path.append(("go(east)", "S3", "r3"))
+    assert loop_actions(path) == []
+    back = [("", "S0", "r0"), ("go(east)", "t1", "r1"), ("go(north)", "t2", "r2")]
+    back.append(("go(east)", "t3", "r1"))  # a world whose state changes: the place came back
+    assert loop_actions(back) == ["go(north)"]
+
+
 def test_the_tasks_words_for_a_thing_described_elsewhere_make_an_instruction_until_done():
     """ "Find a red thing. First, paint the thing." names no thing the world has: the task's
     instruction is listed until a paint is done on whatever thing; in a note such words are
@@ -732,3 +743,24 @@ def test_the_path_keeps_the_answer_of_a_failed_step_only():
     assert path[2] == ("pick_up(cup)", "W2", "lab")
     grown = extend_path([list(p) for p in path], "glue(box, jar)", None, "lab", "it's not clear.")
     assert grown[-1] == ["glue(box, jar)", "W2", "lab", "it's not clear."]
+
+
+def test_a_household_goal_action_is_offered_whatever_the_cut():
+    """ "Put the milk on the stove", the milk held: putting it down undoes the pick-up, so it
+    ranked last and the cut kept put_down_to(milk, counter) only (tw-simple games were never
+    winnable); what the task names is never cut, and it ranks first among its verb."""
+    things = [f"shelf {i}" for i in range(14)]
+    candidates = [act(f"put_down_to(milk, {t})") for t in ["counter", *things]]
+    candidates += [act(f"inspect({t})") for t in things] + [act("put_down_to(milk, stove)")]
+    task = "Put the milk on the stove."
+    shown = offered_candidates(
+        candidates, [], "kitchen", task=task, done=["pick_up(milk)"], verbs=VERBS, limit=10
+    )
+    assert len(candidates) > 20 and "put_down_to(milk, stove)" in [str(a) for a in shown]
+    puts = [str(a) for a in shown if a.verb == "put_down_to"]
+    assert puts[0] == "put_down_to(milk, stove)"
+    # without the task naming it, the cut keeps the world's first of the verb
+    plain = offered_candidates(
+        candidates, [], "kitchen", done=["pick_up(milk)"], verbs=VERBS, limit=10
+    )
+    assert "put_down_to(milk, stove)" not in [str(a) for a in plain]

@@ -475,3 +475,35 @@ def test_textworlds_fry_roast_and_grill_name_their_appliance():
         for a in offered_candidates(candidates, [], "kitchen", notes=[note], verbs=COOKING_VERBS)
     }
     assert shown == {"cook(tomato, stove)", "cook(red tuna, oven)"}
+
+
+def test_an_ingredient_list_makes_no_instruction_across_its_lines():
+    """An unseen medium kitchen's recipe listed "slice of bread" on one line and "red onion"
+    on the next: read across the line break, that was "slice ... red onion", and the wrong
+    irreversible cut was offered as asked for. A note keeps its lines; an instruction ends
+    with its line; a verb's word inside a longer name is the name."""
+    from robomemory.grounding import instructions, update_notes
+
+    verbs = [*COOK_VERBS, VerbSpec(name="slice", arg_kinds=["object"], irreversible=True)]
+    recipe = (
+        "Ingredients:\n  slice of bread\n  red onion\n\n"
+        "Directions:\n  dice the red onion\n  prepare meal"
+    )
+    item = {"action": "examine(cookbook)", "verb": "examine", "outcome": "succeeded"}
+    notes = update_notes(
+        [],
+        {**item, "message": recipe},
+        "",
+        [VerbSpec(name="examine", arg_kinds=["object"], reads=True)],
+    )
+    assert notes == [
+        "examine(cookbook): Ingredients:\nslice of bread\nred onion\nDirections:\n"
+        "dice the red onion\nprepare meal"
+    ]
+    names = ["slice of bread", "red onion", "cookbook"]
+    found = [(i.verb, i.thing) for i in instructions(notes[0].split(": ", 1)[1], verbs, names)]
+    assert found == [("dice", "red onion"), ("prepare_meal", None)]
+    # the same list on one line: the verb's word inside the name "slice of bread" is the name
+    line = "Ingredients: slice of bread, red onion. Directions: dice the red onion, prepare meal"
+    found = [(i.verb, i.thing) for i in instructions(line, verbs, names)]
+    assert found == [("dice", "red onion"), ("prepare_meal", None)]

@@ -16,7 +16,7 @@ import uuid
 from typing import Any, Literal
 
 from robomemory.config import AgentConfig
-from robomemory.core import Action, Executor, Observation, clip
+from robomemory.core import Action, Executor, Observation, checked_task
 from robomemory.episode import (
     EpisodeResult,
     EventHandler,
@@ -126,7 +126,7 @@ class BaselineAgent:
         started = time.perf_counter()
         limits = text_limits(self.config)
         task, obs = self.executor.reset()
-        task, obs = clip(task, self.config.max_task_chars), obs.bounded(limits)
+        task, obs = checked_task(task, self.config.max_task_chars), obs.bounded(limits)
         start = obs
         usage: dict[str, dict[str, float]] = {}
         turns: list[str] = []

@@ -15,7 +15,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from robomemory.config import AgentConfig, check_thread_id, robot_thread
 from robomemory.context import AgentContext
-from robomemory.core import Action, Executor, Replayable, clip
+from robomemory.core import Action, Executor, Replayable, checked_task
 from robomemory.episode import EpisodeIdError, EpisodeResult, EventHandler
 from robomemory.factory import build_checkpointer, build_context, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
@@ -123,7 +123,7 @@ class RoboMemoryAgent:
             claimed = self._claim_episode(thread_id, episode_id, fresh)
             inputs = {"handles": {"episode_id": claimed}}
             if task:
-                inputs["task"] = clip(task, self.context.config.max_task_chars)
+                inputs["task"] = checked_task(task, self.context.config.max_task_chars)
         started = time.perf_counter()
         # durability="sync": a step's checkpoint is stored before the next step starts. With
         # LangGraph's default ("async") the graph can run ahead of a lagging checkpoint writer,

@@ -33,8 +33,9 @@ class RunInput(TypedDict, total=False):
         Field(
             description="The task to pursue, in words. Optional: left out or empty, the served "
             "world's own task (what it says at reset) is used. The world judges success, so a "
-            "task it does not know is pursued but not scored. Clipped to max_task_chars "
-            "(2,000 by default).",
+            "task it does not know is pursued but not scored. Kept whole; prompts show a long "
+            "one condensed, its first and last sentences verbatim. Refused over "
+            "max_task_chars (64,000 by default).",
         ),
     ]
 

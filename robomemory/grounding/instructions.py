@@ -81,10 +81,15 @@ def instructions(
     clause_of = [
         c for c, part in enumerate(_CLAUSE.split(text.lower())) for _ in WORD.findall(part)
     ]
+    line_of = [
+        c for c, part in enumerate(_SENTENCE.split(text.lower())) for _ in WORD.findall(part)
+    ]
     spans = [m.start() for m in WORD.finditer(text.lower())]
     content = [raw[i] for i in at]
-    mentions = _mentions(content, verbs)
     known = sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
+    # a verb's word inside a longer known name is the name ("slice of bread")
+    inside = _inside_names(content, known)
+    mentions = [m for m in _mentions(content, verbs) if inside.get(m[0], 0) <= m[1]]
     out: list[Instruction] = []
     for k, (start, n, verb) in enumerate(mentions):
         if not verb.arg_kinds:
@@ -95,6 +100,8 @@ def instructions(
             mentions[k + 1][0] if k + 1 < len(mentions) else len(content),
             start + n + INSTRUCTION_WORDS,
         )
+        line = line_of[at[start + n - 1]]  # an instruction ends with its sentence or line
+        stop = next((i for i in range(start + n, stop) if line_of[at[i]] != line), stop)
         found = _first_name(content, start + n, stop, known)
         clause = clause_of[at[start + n - 1]]
         after = [content[i] for i in range(start + n, stop) if clause_of[at[i]] == clause]
@@ -119,6 +126,19 @@ def instructions(
     return out
 
 
+def _inside_names(content: list[str], known: list[tuple[list[str], str]]) -> dict[int, int]:
+    """Content index -> the length of the longest known name (``known``, longest first) that
+    covers it, for the names ``content`` holds."""
+    out: dict[int, int] = {}
+    for seq, _ in known:
+        n = len(seq)
+        for i in range(len(content) - n + 1):
+            if content[i : i + n] == seq:
+                for j in range(i, i + n):
+                    out[j] = max(out.get(j, 0), n)
+    return out
+
+
 def _pinned(verb: VerbSpec, form: list[str]) -> tuple[str, ...]:
     """The arguments after the first that the alias written as ``form`` fixes, if any."""
     for alias, args in verb.alias_args.items():
@@ -139,6 +159,8 @@ def _first_name(
 
 
 _CLAUSE = re.compile(r"[.,;:!?\n]+")
+# Where a sentence or a list item ends: an instruction never reads past it.
+_SENTENCE = re.compile(r"[.;!?\n]+")
 # A thing introduced without being named, with the word before it ("find a(n) living thing"):
 # what a later "the thing" means.
 _INTRODUCED = re.compile(r"\b[a-z]+\s+(?:a\(n\)|an|a)\s+[^.,;:!?\n]+")

@@ -79,9 +79,10 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
     that changed it into a state seen earlier in the task (put back what was taken, walked
     back to where it came from) — doing it again goes round the same loop. The world's state
     is the key, so once it changes (a new thing held, a thing cut), nothing is set aside.
-    Whatever the world shows: after A, B, A the action B (it would close an A-B-A-B cycle; a
-    world whose state changes with time, a clock or a growing plant, never shows a state
-    again)."""
+    Whatever the world shows: after A, B, A the action B, when the robot is back in the
+    place it took B from (it would close an A-B-A-B cycle; a world whose state
+    changes with time, a clock or a growing plant, never shows a state again); a zig-zag
+    whose second A led somewhere else is no loop."""
     steps = [(str(s[0]), s[1]) for s in path]
     now = steps[-1][1] if steps else None
     out: list[str] = []
@@ -101,6 +102,16 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
             if world is not None:
                 seen.add(world)
     acts = [a for a, _ in steps[1:]]
-    if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out:
+    # B closes the cycle only from the place it was taken in (a zig-zag through rooms,
+    # east-north-east, takes B somewhere new); the place, not the state: a world whose state
+    # changes with time never shows one again
+    back = len(path) >= 4 and _where(path[-1]) == _where(path[-3])
+    if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out and back:
         out.append(acts[-2])
     return out
+
+
+def _where(step: Sequence) -> str | None:
+    """Where a path step left the robot: its place, else (a world without places) its state."""
+    place = step[2] if len(step) > 2 else None
+    return place if place is not None else step[1]

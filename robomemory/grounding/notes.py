@@ -31,11 +31,13 @@ def update_notes(
     notes: Sequence[str], item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()
 ) -> list[str]:
     """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
-    (whitespace collapsed) while the episode lasts."""
+    while the episode lasts, its lines kept (spaces collapsed within each): an instruction is
+    read within its line, never across a list's line break."""
     if not is_note(item, task, verbs):
         return list(notes)
     head = f"{item['action']}: "
-    text = head + " ".join(str(item.get("message") or "").split())[:NOTE_MAX_CHARS]
+    lines = (" ".join(line.split()) for line in str(item.get("message") or "").splitlines())
+    text = head + "\n".join(line for line in lines if line)[:NOTE_MAX_CHARS]
     kept = [n for n in notes if not n.startswith(head)]
     return [*kept, text][-MAX_NOTES:]
 

@@ -115,7 +115,11 @@ def offer(
     fresh = set_aside(candidates, verbs, world, scene)
     kept, last = withhold(fresh, verbs, world.read(), scene.task, lessons)
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
+    # the relation the task asks for, once possible, leads ("put the milk on the stove":
+    # put_down_to(milk, stove), though putting down what was taken would rank last)
+    asked = task_named(ranked, scene.task)
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted)
+    leads = asked + [a for a in leads if a not in asked]
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
 
@@ -208,10 +212,22 @@ def cut(
     ordered: Sequence[Action], limit: int, verbs: Sequence[VerbSpec], task: str, head: int
 ) -> list[Action]:
     """``ordered`` cut to ``limit`` by :func:`cut_per_verb`, the first ``head`` (what leads)
-    kept; an irreversible verb the task names ("focus on the thing") is a choice the task
+    kept, and every action the task names (:func:`task_named`: the goal is never cut); an
+    irreversible verb the task names ("focus on the thing") is a choice the task
     turns on: the planner can only name an action it is shown, so its options stay."""
     whole = named_verbs(task, verbs) & meanings(verbs).irreversible
-    return cut_per_verb(ordered, limit, whole, head)
+    return cut_per_verb(ordered, limit, whole, head, {str(a) for a in task_named(ordered, task)})
+
+
+def task_named(candidates: Sequence[Action], task: str) -> list[Action]:
+    """The candidates that relate two or more things, each of which the task names, its words
+    in order: the relation a task asks for ("put the red apple on the table":
+    put_down_to(red apple, table); not put_down_to(red apple, counter), nor pick_up(red
+    apple), one thing, which the usual ranking places)."""
+    said = word_list(task)
+    return [
+        a for a in candidates if len(a.args) > 1 and all(holds(said, word_list(x)) for x in a.args)
+    ]
 
 
 def search_moves(

@@ -192,13 +192,18 @@ def irreversible_unnamed(
 
 
 def cut_per_verb(
-    ordered: Sequence[Action], limit: int, whole: Collection[str] = (), head: int = 0
+    ordered: Sequence[Action],
+    limit: int,
+    whole: Collection[str] = (),
+    head: int = 0,
+    named: Collection[str] = (),
 ) -> list[Action]:
     """The ``limit`` best-ranked of ``ordered``, in their order, where each verb's best-ranked
     action is kept whatever its rank: every kind of action (a move, a look, finishing) stays
     visible while long lists (examine x 20) are cut from their tail. The verbs in ``whole``
     keep their first WHOLE_VERB_SHOWN actions: a choice among them is the task's. The first
-    ``head`` (what leads: the search, the fetch) are kept too."""
+    ``head`` (what leads: the search, the fetch) are kept too, and so is every action in
+    ``named`` (those the task names: the goal is never cut)."""
     firsts: dict[str, int] = {}
     kept: dict[str, list[int]] = {}
     for i, action in enumerate(ordered):
@@ -207,6 +212,7 @@ def cut_per_verb(
             kept.setdefault(action.verb, []).append(i)
     reserved = set(firsts.values()).union(*(k[:WHOLE_VERB_SHOWN] for k in kept.values()))
     reserved |= set(range(min(head, len(ordered))))
+    reserved |= {i for i, action in enumerate(ordered) if str(action) in named}
     room = max(0, limit - len(reserved))
     others = [i for i in range(len(ordered)) if i not in reserved][:room]
     return [ordered[i] for i in sorted(reserved.union(others))]

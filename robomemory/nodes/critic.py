@@ -5,6 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.core import task_view
 from robomemory.nodes.common import NodeRun
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
 from robomemory.state import AgentState, briefing_of, current_plan, observation_of
@@ -21,7 +22,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         verdict = CriticVerdict(approve=False, reason=f"{action} is not possible now")
         return run.finish({"verdict": verdict.model_dump()})
     user = critic_user(
-        state.get("working_memory") or f"Task: {state['task']}",
+        state.get("working_memory") or f"Task: {task_view(state['task'])}",
         str(action),
         [str(a) for a in plan[state["plan_index"] :]],
         briefing_of(state),

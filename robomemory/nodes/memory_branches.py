@@ -13,6 +13,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.core import task_view
 from robomemory.episode import TrajectoryStep
 from robomemory.memory.base import RetrievedItem, SceneGrounding
 from robomemory.memory.spatial import render_triples
@@ -116,7 +117,7 @@ def spatial(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     module = run.ctx.memory.spatial
     if module is None or not run.ctx.config.memory.spatial.enabled:
         return run.finish({"recalled": {"spatial": ""}})
-    queries = state.get("queries") or [state["task"]]
+    queries = state.get("queries") or [task_view(state["task"])]
     found = state.get("relations")
     new = None if found is None else [t for p in found if (t := make_triple(*p)) is not None]
     stats = module.update(
@@ -183,7 +184,7 @@ def _longterm(
     module = memory.semantic if kind == "semantic" else memory.episodic
     if module is None:
         return run.finish({"recalled": {kind: ""}})
-    items = module.retrieve(state.get("queries") or [state["task"]], state["task"])
+    items = module.retrieve(state.get("queries") or [task_view(state["task"])], state["task"])
     run.ctx.memory.episodes.add_retrieved(
         state["handles"]["episode_id"], [i.id for i in items], _global_step(state)
     )

@@ -6,6 +6,7 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.core import task_view
 from robomemory.nodes.common import NodeRun
 from robomemory.prompts.perceive import (
     QUERY_CHARS,
@@ -27,7 +28,7 @@ VERBATIM_CHARS = 200
 def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("perceive", runtime)
     obs = observation_of(state)
-    task = state["task"]
+    task = task_view(state["task"])  # a long task condensed, its end (the goal) kept
     user = perceive_user(last_action_text(state, obs.text), obs.text, obs.place, obs.names)
     n = run.ctx.config.n_queries
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import TASK_COMPLETE, Action
+from robomemory.core import TASK_COMPLETE, Action, task_view
 from robomemory.memory.consolidation import FALLBACK_REASON  # nothing is learned from it
 from robomemory.nodes.common import NodeRun
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
@@ -25,7 +25,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     schema = make_plan_model(space, config.max_plan_len, candidates, config.min_plan_len)
     verdict = state.get("verdict")
     critique = None if approves(verdict) else (verdict or {}).get("reason")
-    context = state.get("working_memory") or f"Task: {state['task']}"
+    context = state.get("working_memory") or f"Task: {task_view(state['task'])}"
     user = planner_user(context, briefing, space, critique)
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(

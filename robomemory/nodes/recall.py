@@ -14,6 +14,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
+from robomemory.core import task_view
 from robomemory.memory.condenser import Condenser, Event
 from robomemory.memory.temporal import entry_step
 from robomemory.nodes.common import NodeRun
@@ -52,7 +53,7 @@ def progress_line(state: AgentState) -> str:
 
 def memory_events(state: AgentState) -> list[Event]:
     """Task, recalled memory, recent activity and the current observation as condenser events."""
-    events = [Event(kind="task", text=f"Task: {state['task']}")]
+    events = [Event(kind="task", text=f"Task: {task_view(state['task'])}")]
     recalled = state.get("recalled") or {}
     trajectory = list(state.get("trajectory") or [])
 
@@ -63,7 +64,8 @@ def memory_events(state: AgentState) -> list[Event]:
     events += [section(k, t) for k, t in STABLE_SECTIONS]
     notes = world_model(state).notes
     if notes:
-        events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(notes)))
+        shown = [" ".join(n.split()) for n in notes]  # a note keeps its lines for grounding
+        events.append(Event(kind="note", text="Notes (read):\n" + "\n".join(shown)))
     events += temporal_events(state)
     events.append(section(*CHANGING_SECTION))
     progress = progress_line(state)

@@ -7,7 +7,7 @@ import uuid
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import RouteLearner, clip
+from robomemory.core import RouteLearner, checked_task
 from robomemory.episode import world_of
 from robomemory.grounding import WorldModel
 from robomemory.nodes.common import NodeRun, text_limits
@@ -18,7 +18,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("start", runtime)
     task, observation = run.ctx.executor.reset()
     observation = observation.bounded(text_limits(run.ctx.config))
-    task = clip(state.get("task") or task, run.ctx.config.max_task_chars)
+    task = checked_task(state.get("task") or task, run.ctx.config.max_task_chars)
     learned = recall_routes(run.ctx)
     world = WorldModel.recalled(recall_places(run.ctx)).observe(
         run.ctx.executor.action_space(),

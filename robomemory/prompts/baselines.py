@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, create_model
 
-from robomemory.core import TASK_COMPLETE, Action, ActionSpace
+from robomemory.core import TASK_COMPLETE, Action, ActionSpace, task_view
 from robomemory.prompts.planner import STRICT, make_step_model, numbered, to_action
 
 BASELINE_RULES = (
@@ -60,7 +60,7 @@ def baseline_user(
     else:
         choices = f"Known names: {', '.join(space.all_targets()) or 'none yet'}"
     return (
-        f"Task: {task}\n\nHistory:\n{render_turns(turns)}\n\n"
+        f"Task: {task_view(task)}\n\nHistory:\n{render_turns(turns)}\n\n"
         f"Observation:\n{observation.strip()[:1200]}\n\n{choices}\n\nNext action?"
     )
 

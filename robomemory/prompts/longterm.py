@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
+from robomemory.core import task_view
+
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Sentence = Annotated[str, StringConstraints(max_length=200)]
 
@@ -135,7 +137,7 @@ def creator_prompt(
 ) -> str:
     """What the creators read: task, outcome, steps taken, short-term memories (each creator
     appends its question, :func:`creator_ask`)."""
-    parts = [f"Task: {task}", f"Outcome: {outcome}", f"Steps:\n{steps or '(none)'}"]
+    parts = [f"Task: {task_view(task)}", f"Outcome: {outcome}", f"Steps:\n{steps or '(none)'}"]
     if temporal_text.strip():
         parts.append(f"History:\n{temporal_text}")
     if spatial_text.strip():
