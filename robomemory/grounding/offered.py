@@ -115,11 +115,7 @@ def offer(
     fresh = set_aside(candidates, verbs, world, scene)
     kept, last = withhold(fresh, verbs, world.read(), scene.task, lessons)
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
-    # the relation the task asks for, once possible, leads ("put the milk on the stove":
-    # put_down_to(milk, stove), though putting down what was taken would rank last)
-    asked = task_named(ranked, scene.task)
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted)
-    leads = asked + [a for a in leads if a not in asked]
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
 
@@ -221,9 +217,10 @@ def cut(
 
 def task_named(candidates: Sequence[Action], task: str) -> list[Action]:
     """The candidates that relate two or more things, each of which the task names, its words
-    in order: the relation a task asks for ("put the red apple on the table":
-    put_down_to(red apple, table); not put_down_to(red apple, counter), nor pick_up(red
-    apple), one thing, which the usual ranking places)."""
+    in order ("put the red apple on the table": put_down_to(red apple, table); not
+    put_down_to(red apple, counter), nor pick_up(red apple), one thing, which the usual cut
+    keeps). A cut keeps them; they do not lead: a task that names four things names pairs it
+    does not ask for (tw-simple: put_down_to(old key, refrigerator), chosen first)."""
     said = word_list(task)
     return [
         a for a in candidates if len(a.args) > 1 and all(holds(said, word_list(x)) for x in a.args)
