@@ -219,8 +219,8 @@ def task_named(candidates: Sequence[Action], task: str) -> list[Action]:
     """The candidates that relate two or more things, each of which the task names, its words
     in order ("put the red apple on the table": put_down_to(red apple, table); not
     put_down_to(red apple, counter), nor pick_up(red apple), one thing, which the usual cut
-    keeps). A cut keeps them; they do not lead: a task that names four things names pairs it
-    does not ask for (tw-simple: put_down_to(old key, refrigerator), chosen first)."""
+    keeps). A cut keeps them; they do not lead: a task that names four things also names
+    pairs it does not ask for."""
     said = word_list(task)
     return [
         a for a in candidates if len(a.args) > 1 and all(holds(said, word_list(x)) for x in a.args)

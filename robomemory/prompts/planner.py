@@ -138,15 +138,7 @@ def planner_user(
     from elsewhere and the way there, what the task only describes and where it may be (a
     small model weighs the end most)."""
     b = briefing
-    parts = [context]
-    if b.candidates:
-        parts.append(f"Actions possible now:\n{numbered(b.candidates, space)}")
-    else:
-        parts.append(f"Known names: {', '.join(space.all_targets()) or 'none yet'}")
-    if b.last_result:
-        parts.append(f"Last result: {b.last_result}")
-    if b.helped:
-        parts.append(helped_line(b.helped))
+    parts = briefing_head(context, b, space, names=True)
     if b.looped:
         parts.append(looped_line(b.looped))
     if b.left:
@@ -161,6 +153,21 @@ def planner_user(
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
     return "\n\n".join(parts)
+
+
+def briefing_head(context: str, b: Briefing, space: ActionSpace, names: bool = False) -> list[str]:
+    """What planner and critic prompts open with: working memory, the actions possible now
+    (with ``names``, the known names when there are none), the last result, what helped."""
+    parts = [context]
+    if b.candidates:
+        parts.append(f"Actions possible now:\n{numbered(b.candidates, space)}")
+    elif names:
+        parts.append(f"Known names: {', '.join(space.all_targets()) or 'none yet'}")
+    if b.last_result:
+        parts.append(f"Last result: {b.last_result}")
+    if b.helped:
+        parts.append(helped_line(b.helped))
+    return parts
 
 
 def left_line(left: Sequence[str]) -> str:
@@ -229,13 +236,7 @@ def critic_user(
 ) -> str:
     """Working memory first (shared prefix with the planner's prompt), then the choice."""
     b = briefing
-    parts = [context]
-    if b.candidates:
-        parts.append(f"Actions possible now:\n{numbered(b.candidates, space)}")
-    if b.last_result:
-        parts.append(f"Last result: {b.last_result}")
-    if b.helped:
-        parts.append(helped_line(b.helped))
+    parts = briefing_head(context, b, space)
     if b.left:
         parts.append(left_line(b.left))
     parts.append(f"Plan: {' -> '.join(plan)}\nProposed next action: {action}")
