@@ -151,6 +151,18 @@ def checked_task(task: str, limit: int) -> str:
     return task
 
 
+ECHO_CHARS = 80
+
+
+def echo(value: object, limit: int = ECHO_CHARS) -> str:
+    """``value`` as an error message shows it: quoted, its first ``limit`` characters, and its
+    length when it is longer; an error echoes input from outside and stays one short line."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, marked where it was cut."""
     if len(text) <= limit:
@@ -218,6 +230,9 @@ class VerbSpec(BaseModel):
     )
     reveals: bool = Field(
         default=False, description="Shows what is inside a thing (open a container, look in)."
+    )
+    takes: bool = Field(
+        default=False, description="Puts the thing in the robot's hands (pick up, grasp)."
     )
     done_at: str | None = Field(
         default=None,

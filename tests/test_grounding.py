@@ -40,7 +40,7 @@ from robomemory.prompts.planner import planner_user
 # A neutral API: each verb says what it means; no verb is known to the grounding by name.
 VERBS = [
     VerbSpec(name="navigate_to", arg_kinds=["place"], moves=True),
-    VerbSpec(name="pick_up", arg_kinds=["object"]),
+    VerbSpec(name="pick_up", arg_kinds=["object"], takes=True),
     VerbSpec(name="put_down_to", arg_kinds=["object", "place"], reverses="pick_up"),
     VerbSpec(name="open", arg_kinds=["object"], reveals=True),
     VerbSpec(name="close", arg_kinds=["object"], reverses="open"),
@@ -762,3 +762,22 @@ def test_a_household_goal_action_is_offered_whatever_the_cut():
         candidates, [], "kitchen", done=["pick_up(milk)"], verbs=VERBS, limit=10
     )
     assert "put_down_to(milk, stove)" not in [str(a) for a in plain]
+
+
+def test_a_task_that_names_the_thing_to_take_withholds_taking_another():
+    """ "Find the mug and pick it up": the keycard lying on the way is not offered (a world
+    may end the task on the wrong thing taken); the mug is; once the mug is held, or once
+    the world refused an act (a held thing may be what it needs), taking is free again."""
+    candidates = [act("pick_up(keycard)"), act("pick_up(blue mug)"), act("open(chest)")]
+    task = "Find the mug and pick it up."
+
+    def shown(**kw: object) -> list[str]:
+        return [str(a) for a in offered_candidates(candidates, [], "cellar", verbs=VERBS, **kw)]
+
+    assert "pick_up(keycard)" not in shown(task=task)
+    assert {"pick_up(blue mug)", "open(chest)"} <= set(shown(task=task))
+    assert "pick_up(keycard)" in shown(task=task, held=["blue mug"])
+    refused = [["", "S0", "cellar"], ["open(chest)", "S0", "cellar", "it is locked."]]
+    assert "pick_up(keycard)" in shown(task=task, path=refused)
+    # a task that asks no take leaves every take offered
+    assert "pick_up(keycard)" in shown(task="Open the chest.")

@@ -48,7 +48,7 @@ NAVIGATE = "navigate_to"
 # Paper Table 4, real-world column.
 ROBOT_VERBS: tuple[VerbSpec, ...] = (
     VerbSpec(name=NAVIGATE, arg_kinds=["point"], description="drive to a named point", moves=True),
-    VerbSpec(name="pick_up", arg_kinds=["object"], description="grasp an object"),
+    VerbSpec(name="pick_up", arg_kinds=["object"], description="grasp an object", takes=True),
     VerbSpec(
         name="put_down_to",
         arg_kinds=["receptacle"],

@@ -17,6 +17,7 @@ class Meanings(NamedTuple):
     irreversible: frozenset[str]  # cannot be undone
     reveals: frozenset[str]  # show what is inside a thing
     reverses: dict[str, str]  # verb -> the verb whose effect it undoes
+    takes: frozenset[str] = frozenset()  # put the thing in the robot's hands
 
 
 def meanings(verbs: Sequence[VerbSpec]) -> Meanings:
@@ -28,4 +29,5 @@ def meanings(verbs: Sequence[VerbSpec]) -> Meanings:
         irreversible=frozenset(v.name for v in verbs if v.irreversible),
         reveals=frozenset(v.name for v in verbs if v.reveals),
         reverses={v.name: v.reverses for v in verbs if v.reverses},
+        takes=frozenset(v.name for v in verbs if v.takes),
     )

@@ -31,6 +31,7 @@ from robomemory.grounding.ranking import (
     irreversible_unasked,
     irreversible_unnamed,
     needs_of,
+    takes_unasked,
 )
 from robomemory.grounding.spent import fresh_candidates, refused_again, unchanged_reads
 from robomemory.grounding.text import holds, named_by, word_list, words
@@ -113,7 +114,10 @@ def offer(
             scene.held,
         )
     fresh = set_aside(candidates, verbs, world, scene)
-    kept, last = withhold(fresh, verbs, world.read(), scene.task, lessons)
+    refused = any(len(step) > 3 and step[3] is not None for step in world.path)
+    kept, last = withhold(
+        fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
+    )
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted)
     ordered = leads + [a for a in ranked if a not in leads]
@@ -140,16 +144,22 @@ def withhold(
     read: Sequence[str],
     task: str,
     lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    *,
+    held: Collection[str] = (),
+    refused: bool = False,
 ) -> tuple[list[Action], set[str]]:
     """(``fresh`` less what is not offered, the irreversible acts to rank last). Not
     offered: an action a lesson says hurt (listed, even last, a small model copies it; one
     the lessons disagree on stays), an irreversible act on a thing the instructions ask
     another act of (:func:`irreversible_conflicts`), once something is ``read`` one on a
-    thing nothing read or given names (:func:`irreversible_unnamed`), and while a read the
-    task asks for is not done, every irreversible act the task does not ask for. Finishing
-    is always offered, and so is the rest when withholding would leave nothing else."""
+    thing nothing read or given names (:func:`irreversible_unnamed`), while a read the
+    task asks for is not done, every irreversible act the task does not ask for, and while
+    the task asks to take a thing not ``held``, a take of another (:func:`takes_unasked`,
+    lifted once the world ``refused`` an act). Finishing is always offered, and so is the
+    rest when withholding would leave nothing else."""
     helped, hurt = lessons
     withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
+    withheld |= set(takes_unasked(fresh, verbs, task, held, refused))
     texts = [*read, task]
     withheld |= set(irreversible_conflicts(fresh, verbs, texts))
     unasked = irreversible_unasked(fresh, verbs, texts)

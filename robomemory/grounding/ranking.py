@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.grounding.instructions import (
     instructions,
+    named_verbs,
     verb_phrases,
 )
 from robomemory.grounding.meanings import meanings
@@ -156,6 +157,25 @@ def irreversible_unasked(
         for a in candidates
         if a.verb in irreversible and (a.verb, a.args[0] if a.args else None) not in asked
     ]
+
+
+def takes_unasked(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    task: str,
+    held: Collection[str] = (),
+    refused: bool = False,
+) -> list[str]:
+    """Takes of a thing the task does not name, while the task asks to take a thing ("find the
+    mug and pick it up": not pick_up(keycard)) that is not held yet: a world may end the task
+    on the wrong thing taken, and a small model takes what is in front of it. None once a
+    held thing is one the task names, nor once the world refused an act (``refused``: a held
+    thing may be what it needs, a key for a locked door)."""
+    takes = meanings(verbs).takes & named_verbs(task, verbs)
+    said = words(task)
+    if not takes or refused or any(words(h) & said for h in held):
+        return []
+    return [str(a) for a in candidates if a.verb in takes and not words(" ".join(a.args)) & said]
 
 
 def irreversible_unnamed(

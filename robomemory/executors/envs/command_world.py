@@ -42,6 +42,7 @@ class Verb:
     reverses: str | None = None
     irreversible: bool = False
     reveals: bool = False
+    takes: bool = False
     aliases: tuple[str, ...] = ()  # the world's own words for it, as its tasks write them
 
     def spec(self) -> VerbSpec:
@@ -55,6 +56,7 @@ class Verb:
             reverses=self.reverses,
             irreversible=self.irreversible,
             reveals=self.reveals,
+            takes=self.takes,
         )
 
 

@@ -57,7 +57,7 @@ VERBS: tuple[Verb, ...] = (
     Verb(
         "navigate_to", ("place",), "go to {0}", "go to a room (its door must be open)", moves=True
     ),
-    Verb("pick_up", ("object",), "pick up {0}", "take an object into the inventory"),
+    Verb("pick_up", ("object",), "pick up {0}", "take an object into the inventory", takes=True),
     Verb(
         "put_down_to",
         ("object", "receptacle"),

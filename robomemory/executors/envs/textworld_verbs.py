@@ -19,6 +19,7 @@ BASE_VERBS = [
         name="pick_up",
         arg_kinds=["object"],
         description="take an object (ingredients must be held)",
+        takes=True,
     ),
     VerbSpec(
         name="put_down_to",

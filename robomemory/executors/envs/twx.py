@@ -30,7 +30,7 @@ VERBS: tuple[Verb, ...] = (
     Verb(
         "go", ("direction",), "move {0}", "go through an exit (north/south/east/west)", moves=True
     ),
-    Verb("pick_up", ("object",), "take {0}"),
+    Verb("pick_up", ("object",), "take {0}", takes=True),
     Verb(
         "put_down_to",
         ("object", "receptacle"),
