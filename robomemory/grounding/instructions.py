@@ -81,9 +81,7 @@ def instructions(
     clause_of = [
         c for c, part in enumerate(_CLAUSE.split(text.lower())) for _ in WORD.findall(part)
     ]
-    line_of = [
-        c for c, part in enumerate(_SENTENCE.split(text.lower())) for _ in WORD.findall(part)
-    ]
+    line_of = [c for c, part in enumerate(SENTENCE.split(text.lower())) for _ in WORD.findall(part)]
     spans = [m.start() for m in WORD.finditer(text.lower())]
     content = [raw[i] for i in at]
     known = sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
@@ -160,7 +158,7 @@ def _first_name(
 
 _CLAUSE = re.compile(r"[.,;:!?\n]+")
 # Where a sentence or a list item ends: an instruction never reads past it.
-_SENTENCE = re.compile(r"[.;!?\n]+")
+SENTENCE = re.compile(r"[.;!?\n]+")
 # A thing introduced without being named, with the word before it ("find a(n) living thing"):
 # what a later "the thing" means.
 _INTRODUCED = re.compile(r"\b[a-z]+\s+(?:a\(n\)|an|a)\s+[^.,;:!?\n]+")

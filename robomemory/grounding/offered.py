@@ -20,7 +20,12 @@ from robomemory.grounding.frontier import (
     known_things,
     revealed_things,
 )
-from robomemory.grounding.instructions import left_instructions, named_verbs, unseen_things
+from robomemory.grounding.instructions import (
+    SENTENCE,
+    left_instructions,
+    named_verbs,
+    unseen_things,
+)
 from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import (
@@ -211,7 +216,8 @@ def promote(
         if not fetch and not missing:  # the act waits for what is still searched for
             fetch = act_moves(wanted.act, ranked, verbs, here=place, acts_at=world.acts_at)
         leads = fetch[:1] + [a for a in leads if a not in fetch[:1]]
-    return leads
+    asked = task_asked(ranked, verbs, task)[:1]  # the goal itself, once it can be done
+    return asked + [a for a in leads if a not in asked]
 
 
 def cut(
@@ -235,6 +241,39 @@ def task_named(candidates: Sequence[Action], task: str) -> list[Action]:
     return [
         a for a in candidates if len(a.args) > 1 and all(holds(said, word_list(x)) for x in a.args)
     ]
+
+
+def task_asked(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> list[Action]:
+    """The candidates that relate two or more things as one sentence of the task asks: its
+    verb (by name or alias), then each thing, in order ("place the tomato plant on the
+    stove": put_down_to(tomato plant, stove); not put_down_to(tomato plant, refrigerator),
+    whose sentence asks to retrieve it from there). They lead: the relation is the goal."""
+    forms = {v.name: [word_list(f) for f in [v.name, *v.aliases]] for v in verbs}
+    out: list[Action] = []
+    for sentence in SENTENCE.split(task):
+        said = word_list(sentence)
+        for a in candidates:
+            if len(a.args) > 1 and a not in out and _in_order(said, forms.get(a.verb, []), a):
+                out.append(a)
+    return out
+
+
+def _in_order(said: list[str], verb_forms: Sequence[list[str]], action: Action) -> bool:
+    """Whether ``said`` names one of ``verb_forms``, then each of the action's things, in
+    order."""
+    for form in (f for f in verb_forms if f):
+        for start in (i for i in range(len(said)) if said[i : i + len(form)] == form):
+            at = start + len(form)
+            for thing in map(word_list, action.args):
+                found = next(
+                    (i for i in range(at, len(said)) if said[i : i + len(thing)] == thing), None
+                )
+                if found is None or not thing:
+                    break
+                at = found + len(thing)
+            else:
+                return True
+    return False
 
 
 def search_moves(

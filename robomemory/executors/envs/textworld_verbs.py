@@ -26,6 +26,7 @@ BASE_VERBS = [
         arg_kinds=["object", "receptacle"],
         description="put a held object",
         reverses="pick_up",
+        aliases=["put", "place", "insert"],  # the world's commands and its tasks' words
     ),
     VerbSpec(
         name="drop", arg_kinds=["object"], description="drop a held object here", reverses="pick_up"
