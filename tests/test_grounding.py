@@ -805,3 +805,32 @@ def test_the_relation_a_sentence_of_the_task_asks_for_leads():
     swapped = "Place the stove on the tomato plant."
     shown = offered_candidates(candidates, [], "kitchen", task=swapped, verbs=verbs)
     assert str(shown[0]) != "put_down_to(tomato plant, stove)"
+
+
+def test_a_search_for_the_thing_the_task_asks_goes_where_something_is_left_to_search():
+    """ "Find the key and pick it up", the key not seen: a room walked through with every
+    exit taken and nothing closed is not offered (a 1.5B planner walked between known rooms
+    while an exit stayed open); the room with a closed trunk is where the search goes."""
+    candidates = [act("navigate_to(garage)"), act("navigate_to(study)"), act("inspect(rug)")]
+    path = [
+        ["", "S0", "hall"],
+        ["navigate_to(study)", "S1", "study"],
+        ["navigate_to(garage)", "S2", "garage"],
+        ["navigate_to(hall)", "S3", "hall"],
+    ]
+    seen = {"trunk": "study", "bench": "garage", "rug": "hall"}
+    world = dict(path=path, seen=seen, states={"trunk": "closed"}, verbs=VERBS)
+    task = "Find the key and pick it up."
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, **world)]
+    assert shown[0] == "navigate_to(study)" and "navigate_to(garage)" not in shown
+    # the trunk opened, the search is over there too; a task with nothing to take keeps both
+    opened = [*path, ["open(trunk)", "S4", "study"], ["navigate_to(hall)", "S5", "hall"]]
+    after = dict(world, path=opened)
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, **after)]
+    assert "navigate_to(study)" not in shown and "inspect(rug)" in shown
+    plain = [str(a) for a in offered_candidates(candidates, [], "hall", task="Look.", **world)]
+    assert {"navigate_to(garage)", "navigate_to(study)"} <= set(plain)
+    # once the key is seen somewhere, the way there is never withheld
+    found = dict(world, seen={**seen, "brass key": "garage"})
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, **found)]
+    assert "navigate_to(garage)" in shown

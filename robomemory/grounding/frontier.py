@@ -13,6 +13,7 @@ from itertools import pairwise
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.states import shows
 from robomemory.grounding.text import parsed, word_list
 
 _FAR = 1 << 20  # a place no known route reaches
@@ -47,13 +48,15 @@ def exploration(
     revealed: Collection[str] = (),
     routes: Sequence[Route] = (),
     exits: Mapping[str, Sequence[str]] | None = None,
+    closed: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Action]:
     """The candidates that search, nearest first: a reveal (``VerbSpec.reveals``: open, look
     in) of a thing not yet revealed (``revealed``) here; a move (``VerbSpec.moves``) to a
     place not ``visited``, one not named as a place (an exit: ``go(north)``) one hop away, a
     named one by its hops over ``routes`` (unknown: last); then a move back to a visited
-    place with an exit not taken (``exits``, :func:`untaken_exits`), one hop further than
-    it. The world's order breaks ties."""
+    place with an exit not taken (``exits``, :func:`untaken_exits`) or a thing shown closed
+    (``closed``, :func:`closed_at`), one hop further than it. The world's order breaks
+    ties."""
     meaning = meanings(verbs)
     places = {p for r in routes for p in (r.src, r.dst)} | set(visited)
     distance = hops(routes, here)
@@ -64,9 +67,60 @@ def exploration(
             ranked.append((0, i, action))
         elif action.verb in meaning.moves and target is not None and target not in visited:
             ranked.append((distance.get(target, _FAR) if target in places else 1, i, action))
-        elif action.verb in meaning.moves and target != here and (exits or {}).get(target):
+        elif action.verb in meaning.moves and target != here and _unsearched(target, exits, closed):
             ranked.append((distance.get(target, _FAR - 1) + 1, i, action))
     return [a for _, _, a in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def _unsearched(
+    place: str | None,
+    exits: Mapping[str, Sequence[str]] | None,
+    closed: Mapping[str, Sequence[str]] | None,
+) -> bool:
+    """Whether ``place`` has an exit not taken or a thing shown closed."""
+    return bool((exits or {}).get(place or "") or (closed or {}).get(place or ""))
+
+
+def closed_at(
+    seen: Mapping[str, str],
+    states: Mapping[str, str],
+    verbs: Sequence[VerbSpec],
+    revealed: Collection[str] = (),
+) -> dict[str, list[str]]:
+    """Per place, the things last seen there (``seen``) that the world's words show closed
+    (the result of a verb that undoes a reveal: close undoes open) and no reveal acted on
+    (``revealed``): where a search may still look inside."""
+    reveals = meanings(verbs).reveals
+    closers = [v for v in verbs if v.reverses in reveals]
+    out: dict[str, list[str]] = {}
+    for thing, place in seen.items():
+        if thing not in revealed and any(shows(states, v, thing) for v in closers):
+            out.setdefault(place, []).append(thing)
+    return out
+
+
+def searched_out(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    *,
+    here: str | None,
+    visited: Collection[str],
+    exits: Mapping[str, Sequence[str]],
+    closed: Mapping[str, Sequence[str]],
+) -> list[Action]:
+    """The moves to a visited place other than ``here`` with nothing left to search there:
+    no exit not taken, no thing shown closed. While a search goes on they lead nowhere new
+    (a small model walks between the rooms it knows while exits stay open)."""
+    moves = meanings(verbs).moves
+    return [
+        a
+        for a in candidates
+        if a.verb in moves
+        and a.args
+        and a.args[0] != here
+        and a.args[0] in visited
+        and not _unsearched(a.args[0], exits, closed)
+    ]
 
 
 def untaken_exits(

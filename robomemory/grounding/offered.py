@@ -15,10 +15,12 @@ from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.frontier import (
     act_moves,
+    closed_at,
     exploration,
     fetch_moves,
     known_things,
     revealed_things,
+    searched_out,
 )
 from robomemory.grounding.instructions import (
     SENTENCE,
@@ -29,6 +31,7 @@ from robomemory.grounding.instructions import (
 from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import (
+    asked_to_take,
     by_relevance,
     cut_per_verb,
     irreversible_conflicts,
@@ -119,12 +122,25 @@ def offer(
             scene.held,
         )
     fresh = set_aside(candidates, verbs, world, scene)
+    seek = seeking(candidates, verbs, world, scene)
+    if seek:  # the search goes where something is left to search
+        dead = searched_out(
+            fresh,
+            verbs,
+            here=scene.place,
+            visited=visited_places(world.path),
+            exits=world.exits,
+            closed=closed_at(
+                world.seen, world.states, verbs, revealed_things(world.acted(), verbs)
+            ),
+        )
+        fresh = [a for a in fresh if a not in dead] or fresh
     refused = any(len(step) > 3 and step[3] is not None for step in world.path)
     kept, last = withhold(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
     )
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
-    leads = promote(ranked, verbs, world, scene, routes, missing, wanted)
+    leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek)
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
 
@@ -185,11 +201,14 @@ def promote(
     routes: Sequence[Route],
     missing: Sequence[str],
     wanted: Wanted | None,
+    *,
+    seek: bool = False,
 ) -> list[Action]:
     """What leads the list, of ``ranked``. Before anything is read: a read of a thing the
     task names and a way to a place it names (the task points at what to read and where),
-    then the moves that search. While the notes name a thing not seen (``missing``): the
-    search for it (:func:`exploration`). Once something is read, first the way to where a
+    then the moves that search. While the notes name a thing not seen (``missing``), or the
+    task asks to take a thing not seen (``seek``, :func:`seeking`): the search for it
+    (:func:`exploration`). Once something is read, first the way to where a
     thing what is left needs was last seen (:func:`fetch_moves`), else, with nothing
     searched for, the way to where the next act on nothing was offered (:func:`act_moves`)."""
     meaning = meanings(verbs)
@@ -199,10 +218,10 @@ def promote(
         reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
         ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
         leads = reads[:1] + ways[:1]
-    if missing or not world.notes:
+    if missing or seek or not world.notes:
         search = search_moves(ranked, verbs, world, place, routes)
         moves = [a for a in search if a.verb in meaning.moves and a not in leads]
-        leads = search if missing else leads + moves
+        leads = search if missing or seek else leads + moves
     if wanted is not None:
         fetch = fetch_moves(
             wanted.things,
@@ -293,7 +312,26 @@ def search_moves(
         revealed=revealed_things(world.acted(), verbs),
         routes=routes,
         exits=world.exits,
+        closed=closed_things(world, verbs),
     )
+
+
+def closed_things(world: WorldModel, verbs: Sequence[VerbSpec]) -> dict[str, list[str]]:
+    """Per place, the things there shown closed and not yet opened (:func:`closed_at`)."""
+    return closed_at(world.seen, world.states, verbs, revealed_things(world.acted(), verbs))
+
+
+def seeking(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, scene: Scene
+) -> bool:
+    """Whether the task asks to take a thing (:func:`asked_to_take`) that the world has not
+    shown: none it names is held, offered here or seen elsewhere."""
+    said = asked_to_take(scene.task, verbs)
+    if not said:
+        return False
+    moves = meanings(verbs).moves
+    here = [n for a in candidates if a.verb not in moves for n in a.args]
+    return not any(words(n) & said for n in [*scene.held, *here, *world.seen])
 
 
 def missing_things(

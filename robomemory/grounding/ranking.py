@@ -11,13 +11,14 @@ from collections.abc import Collection, Mapping, Sequence
 
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.grounding.instructions import (
+    SENTENCE,
     instructions,
     named_verbs,
     verb_phrases,
 )
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import holds, parsed, word_list, words
+from robomemory.grounding.text import WORD, holds, parsed, word_list, words
 
 _NOT_NAMED = 1 << 30
 WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
@@ -159,6 +160,18 @@ def irreversible_unasked(
     ]
 
 
+def asked_to_take(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
+    """The words of the task's sentences that ask to take a definite thing: a verb that takes
+    (``VerbSpec.takes``) and "the" ("Find the key and pick it up" -> find, key, pick, it);
+    none for a class of things ("pick up objects that are out of place")."""
+    takes = meanings(verbs).takes
+    out: set[str] = set()
+    for sentence in SENTENCE.split(task):
+        if takes & named_verbs(sentence, verbs) and "the" in WORD.findall(sentence.lower()):
+            out |= words(sentence)
+    return out
+
+
 def takes_unasked(
     candidates: Sequence[Action],
     verbs: Sequence[VerbSpec],
@@ -166,15 +179,15 @@ def takes_unasked(
     held: Collection[str] = (),
     refused: bool = False,
 ) -> list[str]:
-    """Takes of a thing the task does not name, while the task asks to take a thing ("find the
-    mug and pick it up": not pick_up(keycard)) that is not held yet: a world may end the task
-    on the wrong thing taken, and a small model takes what is in front of it. None once a
-    held thing is one the task names, nor once the world refused an act (``refused``: a held
-    thing may be what it needs, a key for a locked door)."""
-    takes = meanings(verbs).takes & named_verbs(task, verbs)
-    said = words(task)
-    if not takes or refused or any(words(h) & said for h in held):
+    """Takes of a thing the task does not name, while the task asks to take a thing
+    (:func:`asked_to_take`: "find the mug and pick it up": not pick_up(keycard)) and none it
+    names is held: a world may end the task on the wrong thing taken, and a small model takes
+    what is in front of it. None once the world refused an act (``refused``: a held thing
+    may be what it needs, a key for a locked door)."""
+    said = asked_to_take(task, verbs)
+    if not said or refused or any(words(h) & said for h in held):
         return []
+    takes = meanings(verbs).takes
     return [str(a) for a in candidates if a.verb in takes and not words(" ".join(a.args)) & said]
 
 
