@@ -777,6 +777,20 @@ def test_a_task_that_names_the_thing_to_take_withholds_taking_another():
     assert "pick_up(keycard)" not in shown(task=task)
     assert {"pick_up(blue mug)", "open(chest)"} <= set(shown(task=task))
     assert "pick_up(keycard)" in shown(task=task, held=["blue mug"])
+    # what is held is kept (a key given at the start opens the way), but a lesson from
+    # another world that rules out every other action yields first
+    puts = [*candidates, act("put_down_to(brass key, chest)")]
+    held = ["brass key"]
+    listed = [str(a) for a in offered_candidates(puts, [], "cellar", verbs=VERBS, task=task)]
+    kept = offered_candidates(puts, [], "cellar", verbs=VERBS, task=task, held=held)
+    assert "put_down_to(brass key, chest)" in listed
+    assert "put_down_to(brass key, chest)" not in [str(a) for a in kept]
+    only = [act("go(west)"), act("pick_up(keycard)")]
+    go = VerbSpec(name="go", arg_kinds=["direction"], moves=True)
+    hurt = offered_candidates(
+        only, [], "cellar", verbs=[*VERBS, go], task=task, lessons=([], ["go(west)"])
+    )
+    assert [str(a) for a in hurt] == ["go(west)"]
     refused = [["", "S0", "cellar"], ["open(chest)", "S0", "cellar", "it is locked."]]
     assert "pick_up(keycard)" in shown(task=task, path=refused)
     # a task that asks no take leaves every take offered
@@ -823,11 +837,12 @@ def test_a_search_for_the_thing_the_task_asks_goes_where_something_is_left_to_se
     task = "Find the key and pick it up."
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, **world)]
     assert shown[0] == "navigate_to(study)" and "navigate_to(garage)" not in shown
-    # the trunk opened, the search is over there too; a task with nothing to take keeps both
+    # the trunk opened, nothing is left to search anywhere: no move is withheld (the robot is
+    # never stranded); a task with nothing to take keeps both
     opened = [*path, ["open(trunk)", "S4", "study"], ["navigate_to(hall)", "S5", "hall"]]
     after = dict(world, path=opened)
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, **after)]
-    assert "navigate_to(study)" not in shown and "inspect(rug)" in shown
+    assert {"navigate_to(study)", "navigate_to(garage)", "inspect(rug)"} <= set(shown)
     plain = [str(a) for a in offered_candidates(candidates, [], "hall", task="Look.", **world)]
     assert {"navigate_to(garage)", "navigate_to(study)"} <= set(plain)
     # once the key is seen somewhere, the way there is never withheld

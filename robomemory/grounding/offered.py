@@ -134,7 +134,9 @@ def offer(
                 world.seen, world.states, verbs, revealed_things(world.acted(), verbs)
             ),
         )
-        fresh = [a for a in fresh if a not in dead] or fresh
+        moves = meanings(verbs).moves
+        if any(a.verb in moves and a not in dead for a in fresh):  # a search is left to make
+            fresh = [a for a in fresh if a not in dead]
     refused = any(len(step) > 3 and step[3] is not None for step in world.path)
     kept, last = withhold(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
@@ -176,21 +178,24 @@ def withhold(
     thing nothing read or given names (:func:`irreversible_unnamed`), while a read the
     task asks for is not done, every irreversible act the task does not ask for, and while
     the task asks to take a thing not ``held``, a take of another (:func:`takes_unasked`,
-    lifted once the world ``refused`` an act). Finishing is always offered, and so is the
-    rest when withholding would leave nothing else."""
+    lifted once the world ``refused`` an act). Finishing is always offered; when withholding
+    would leave nothing else, the lessons' yield first (they may come from another world),
+    then the rest."""
     helped, hurt = lessons
-    withheld = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
-    withheld |= set(takes_unasked(fresh, verbs, task, held, refused))
+    disliked = set(hurt) - set(helped) - {f"{TASK_COMPLETE}()"}
+    ruled = set(takes_unasked(fresh, verbs, task, held, refused))
     texts = [*read, task]
-    withheld |= set(irreversible_conflicts(fresh, verbs, texts))
+    ruled |= set(irreversible_conflicts(fresh, verbs, texts))
     unasked = irreversible_unasked(fresh, verbs, texts)
-    withheld |= set(irreversible_unnamed(fresh, unasked, read, task, verbs))
+    ruled |= set(irreversible_unnamed(fresh, unasked, read, task, verbs))
     if not read and named_verbs(task, verbs) & meanings(verbs).reads:
-        withheld |= set(unasked)
-    kept = [a for a in fresh if str(a) not in withheld]
+        ruled |= set(unasked)
+    kept = [a for a in fresh if str(a) not in disliked | ruled]
+    if not any(a.verb != TASK_COMPLETE for a in kept):  # a lesson yields to the task's rules
+        kept = [a for a in fresh if str(a) not in ruled]
     if not any(a.verb != TASK_COMPLETE for a in kept):
         kept = list(fresh)
-    return kept, withheld | set(unasked)
+    return kept, disliked | ruled | set(unasked)
 
 
 def promote(

@@ -179,16 +179,23 @@ def takes_unasked(
     held: Collection[str] = (),
     refused: bool = False,
 ) -> list[str]:
-    """Takes of a thing the task does not name, while the task asks to take a thing
-    (:func:`asked_to_take`: "find the mug and pick it up": not pick_up(keycard)) and none it
-    names is held: a world may end the task on the wrong thing taken, and a small model takes
-    what is in front of it. None once the world refused an act (``refused``: a held thing
-    may be what it needs, a key for a locked door)."""
+    """While the task asks to take a thing (:func:`asked_to_take`) and none it names is held:
+    takes of a thing it does not name ("find the mug and pick it up": not pick_up(keycard);
+    a world may end the task on the wrong thing taken, and a small model takes what is in
+    front of it), and putting down what is held (the undo of a take: a key given at the
+    start opens the way). None once the world refused an act (``refused``: a held thing may
+    be what it needs, or a hand full)."""
     said = asked_to_take(task, verbs)
     if not said or refused or any(words(h) & said for h in held):
         return []
-    takes = meanings(verbs).takes
-    return [str(a) for a in candidates if a.verb in takes and not words(" ".join(a.args)) & said]
+    meaning = meanings(verbs)
+    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    return [
+        str(a)
+        for a in candidates
+        if (a.verb in meaning.takes and not words(" ".join(a.args)) & said)
+        or (a.verb in puts and a.args and a.args[0] in held)
+    ]
 
 
 def irreversible_unnamed(
