@@ -849,3 +849,18 @@ def test_a_search_for_the_thing_the_task_asks_goes_where_something_is_left_to_se
     found = dict(world, seen={**seen, "brass key": "garage"})
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, **found)]
     assert "navigate_to(garage)" in shown
+
+
+def test_a_search_leads_with_the_act_that_changes_a_closed_thing_here():
+    """ "Find the pizza", a key held and a closed portal here: unlocking it leads, before the
+    exit not taken (tw-treasure l22 at 22e90cf walked the whole house for 40 steps while the
+    pizza lay five steps behind the portal it was given the key of)."""
+    unlock = VerbSpec(name="unlock", arg_kinds=["object", "object"])
+    go = VerbSpec(name="go", arg_kinds=["direction"], moves=True)
+    candidates = [act("go(east)"), act("inspect(portal)"), act("unlock(portal, keycard)")]
+    world = dict(states={"portal": "closed"}, seen={"portal": "cookery"})
+    task = "Find the pizza and pick it up."
+    shown = offered_candidates(
+        candidates, [], "cookery", task=task, verbs=[*VERBS, unlock, go], held=["keycard"], **world
+    )
+    assert [str(a) for a in shown][:2] == ["unlock(portal, keycard)", "go(east)"]

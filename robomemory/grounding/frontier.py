@@ -51,7 +51,8 @@ def exploration(
     closed: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Action]:
     """The candidates that search, nearest first: a reveal (``VerbSpec.reveals``: open, look
-    in) of a thing not yet revealed (``revealed``) here; a move (``VerbSpec.moves``) to a
+    in) of a thing not yet revealed (``revealed``) here, or another act that changes a thing
+    shown closed here (``closed``: unlock the door); a move (``VerbSpec.moves``) to a
     place not ``visited``, one not named as a place (an exit: ``go(north)``) one hop away, a
     named one by its hops over ``routes`` (unknown: last); then a move back to a visited
     place with an exit not taken (``exits``, :func:`untaken_exits`) or a thing shown closed
@@ -60,11 +61,14 @@ def exploration(
     meaning = meanings(verbs)
     places = {p for r in routes for p in (r.src, r.dst)} | set(visited)
     distance = hops(routes, here)
+    shut = set((closed or {}).get(here or "", ()))
     ranked: list[tuple[int, int, Action]] = []
     for i, action in enumerate(candidates):
         target = action.args[0] if action.args else None
         if action.verb in meaning.reveals and target is not None and target not in revealed:
             ranked.append((0, i, action))
+        elif target in shut and action.verb not in meaning.informs | meaning.moves:
+            ranked.append((0, i, action))  # an act on a thing shown closed here (unlock it)
         elif action.verb in meaning.moves and target is not None and target not in visited:
             ranked.append((distance.get(target, _FAR) if target in places else 1, i, action))
         elif action.verb in meaning.moves and target != here and _unsearched(target, exits, closed):
