@@ -9,7 +9,13 @@ from pydantic import ValidationError
 from robomemory.core import Action, ActionSpace, VerbSpec
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS
-from robomemory.grounding import Briefing, fresh_candidates, left_instructions, spent_actions
+from robomemory.grounding import (
+    Briefing,
+    fresh_candidates,
+    left_instructions,
+    offered_candidates,
+    spent_actions,
+)
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
 
 TW = [*BASE_VERBS, *COOKING_VERBS]  # TextWorld's cooking API, each verb's meaning declared
@@ -242,8 +248,6 @@ def test_the_last_change_is_not_offered_again_in_the_same_place():
 
 
 def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
-    from robomemory.grounding import offered_candidates
-
     names = [f"box{chr(97 + i)}" for i in range(26)]
     many = [Action(verb="examine", args=[n]) for n in names]
     many.append(Action(verb="task_complete"))
@@ -253,8 +257,6 @@ def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
 
 
 def test_until_something_is_read_the_way_to_the_place_the_task_names_comes_first():
-    from robomemory.grounding import offered_candidates
-
     task = "Check the cookbook in the kitchen for the recipe."
     here = [
         Action(verb="examine", args=["toilet"]),
@@ -458,7 +460,6 @@ def test_textworlds_fry_roast_and_grill_name_their_appliance():
     appliance is offered."""
     from robomemory.core import Action
     from robomemory.executors.envs.textworld_verbs import COOKING_VERBS
-    from robomemory.grounding import offered_candidates
 
     note = (
         "examine(cookbook): Ingredients: lettuce red tuna tomato Directions: slice the lettuce "
@@ -507,3 +508,24 @@ def test_an_ingredient_list_makes_no_instruction_across_its_lines():
     line = "Ingredients: slice of bread, red onion. Directions: dice the red onion, prepare meal"
     found = [(i.verb, i.thing) for i in instructions(line, verbs, names)]
     assert found == [("dice", "red onion"), ("prepare_meal", None)]
+
+
+def test_a_household_quest_in_the_world_s_own_words_is_left_to_do_and_its_goal_leads():
+    """TextWorld's quests say "lift", "recover", "rest ... on" (its grammar's synonyms of take
+    and put): they are instructions in its verbs, and the relation the last one asks leads."""
+    task = (
+        "Recover the old key from the chest drawer within the bedroom. Then, go to the east. "
+        "With that accomplished, lift the bell pepper from the floor of the garden. "
+        "Following that, rest the bell pepper on the stove."
+    )
+    names = ["old key", "chest drawer", "bell pepper", "stove", "counter"]
+    left = left_instructions([], [], BASE_VERBS, names, task=task, offered=names)
+    assert [i.verb for i in left] == ["pick_up", "pick_up", "put_down_to"]
+    assert left[-1].thing == "bell pepper"
+    candidates = [
+        Action(verb="put_down_to", args=["bell pepper", "counter"]),
+        Action(verb="put_down_to", args=["old key", "stove"]),
+        Action(verb="put_down_to", args=["bell pepper", "stove"]),
+    ]
+    shown = offered_candidates(candidates, [], "kitchen", task=task, verbs=BASE_VERBS)
+    assert str(shown[0]) == "put_down_to(bell pepper, stove)"

@@ -20,13 +20,15 @@ BASE_VERBS = [
         arg_kinds=["object"],
         description="take an object (ingredients must be held)",
         takes=True,
+        aliases=["take", "retrieve", "recover", "lift"],  # the words of TextWorld's quests
     ),
     VerbSpec(
         name="put_down_to",
         arg_kinds=["object", "receptacle"],
         description="put a held object",
         reverses="pick_up",
-        aliases=["put", "place", "insert"],  # the world's commands and its tasks' words
+        # the world's commands and the words of its quests ("rest the pepper on the stove")
+        aliases=["put", "place", "insert", "deposit", "sit", "rest"],
     ),
     VerbSpec(
         name="drop", arg_kinds=["object"], description="drop a held object here", reverses="pick_up"
