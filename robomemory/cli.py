@@ -69,10 +69,43 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, ob
     return parser, handlers
 
 
+ERROR_CHARS = 600
+
+
+def not_utf8(argv: list[str]) -> str | None:
+    """One line naming the first argument that is no UTF-8 text, or None when all are.
+
+    Python gives undecodable bytes of the command line as lone surrogates, which would fail
+    far from the shell (a tokenizer, a database); they are refused before anything runs."""
+    for i, arg in enumerate(argv):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            option, _, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+            if not option and i > 0 and argv[i - 1].startswith("-"):
+                option = argv[i - 1]
+            name = f"argument {option}" if option else f"argument {i + 1}"
+            byte = arg[exc.start].encode("utf-8", "surrogateescape")
+            return f"{name} is not valid UTF-8 (byte 0x{byte.hex()}); give text in UTF-8"
+    return None
+
+
+def error_line(exc: BaseException) -> str:
+    """``exc`` as one bounded line: what an error echoes from outside may be huge."""
+    text = " ".join(str(exc).split())
+    if len(text) <= ERROR_CHARS:
+        return text
+    return f"{text[:ERROR_CHARS]}... ({len(text):,} characters)"
+
+
 def main(argv: list[str] | None = None) -> int:
     # no third-party progress bars (transformers' "Loading weights") over our own displays
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
+    bad = not_utf8(argv)
+    if bad is not None:
+        print(f"robomemory: error: {bad}", file=sys.stderr)
+        return 2
     flags = [a for a in argv if a in ("-v", "--verbose")]
     rest = [a for a in argv if a not in flags]
     parser, handlers = build_parser(rest)
@@ -87,14 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:  # bad input; -v shows the traceback
         if args.verbose:
             raise
-        print(f"robomemory {args.command}: error: {exc}", file=sys.stderr)
+        print(f"robomemory {args.command}: error: {error_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:
         unavailable = _model_unavailable(exc)
         if unavailable is None or args.verbose:
             raise
         # one line: the endpoint and why (a bench's re-run resumes where it stopped)
-        print(f"robomemory {args.command}: {exc}; stopped", file=sys.stderr)
+        print(f"robomemory {args.command}: {error_line(exc)}; stopped", file=sys.stderr)
         return unavailable.exit_status
 
 

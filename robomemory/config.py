@@ -18,6 +18,8 @@ from pydantic import (
     model_validator,
 )
 
+from robomemory.core import echo
+
 ROBOT_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
 
@@ -26,7 +28,7 @@ def check_robot_id(robot_id: str) -> str:
     ids never map to one memory (``a.b`` and ``a_b`` would)."""
     if not ROBOT_ID_PATTERN.fullmatch(robot_id):
         raise ValueError(
-            f"robot id {robot_id!r} may use only letters, digits, '-' and '_' "
+            f"robot id {echo(robot_id)} may use only letters, digits, '-' and '_' "
             "(1-100 characters, starting with a letter or digit)"
         )
     return robot_id
@@ -39,7 +41,7 @@ def check_thread_id(thread_id: str) -> str:
     """A thread id names a checkpoint thread and a trace file: no path, bounded length."""
     if not THREAD_ID_PATTERN.fullmatch(thread_id):
         raise ValueError(
-            f"thread id {thread_id[:120]!r} may use only letters, digits and _ . : + = @ - "
+            f"thread id {echo(thread_id)} may use only letters, digits and _ . : + = @ - "
             "(1-200 characters, starting with a letter or digit; no path)"
         )
     return thread_id
@@ -83,7 +85,7 @@ def config_error_line(exc: ValidationError) -> str:
         if err["type"] == "value_error":  # our own message already names the value
             parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
             continue
-        got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
+        got = f" (got {echo(err['input'])})" if err["type"] != "missing" else ""
         parts.append(f"{where}: {err['msg']}{got}")
     return "invalid configuration: " + "; ".join(parts)
 
@@ -165,6 +167,11 @@ class LongTermConfig(StrictModel):
     semantic_enabled: bool = True
     episodic_enabled: bool = True
     qdrant_url: str | None = Field(default=None, description="Qdrant server; local mode if unset.")
+    memory_url: str | None = Field(
+        default=None,
+        description="postgresql:// URL of the long-term memory a fleet shares (pgvector); "
+        "None reads $ROBOMEMORY_MEMORY_URL; unset: the robot's own shards.",
+    )
     update_top_s: int = Field(
         default=10, ge=1, description="S: similar items shown to the updater."
     )
@@ -174,6 +181,14 @@ class LongTermConfig(StrictModel):
     max_item_chars: int = Field(
         default=600, ge=50, le=20_000, description="One long-term item (longer ones are cut)."
     )
+
+    @field_validator("memory_url")
+    @classmethod
+    def _postgres_url(cls, url: str | None) -> str | None:
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            scheme = url.split("://")[0] if "://" in url else "no scheme"
+            raise ValueError(f"must be a postgresql:// URL, not {echo(scheme[:20])}")
+        return url or None
 
 
 class UtilityConfig(StrictModel):

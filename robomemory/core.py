@@ -155,12 +155,17 @@ ECHO_CHARS = 80
 
 
 def echo(value: object, limit: int = ECHO_CHARS) -> str:
-    """``value`` as an error message shows it: quoted, its first ``limit`` characters, and its
-    length when it is longer; an error echoes input from outside and stays one short line."""
-    text = value if isinstance(value, str) else str(value)
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text):,} characters)"
+    """``value`` as an error message shows it (its repr; a text quoted), at most ``limit``
+    characters of it and its length when it is longer: an error echoes input from outside
+    and stays one short line."""
+    if isinstance(value, str):
+        return (
+            repr(value)
+            if len(value) <= limit
+            else f"{value[:limit]!r}... ({len(value):,} characters)"
+        )
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def clip(text: str, limit: int) -> str:

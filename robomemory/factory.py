@@ -9,7 +9,9 @@ Environment read by :func:`operator_settings` (Studio / a served graph):
 - ``ROBOMEMORY_MODEL_PROVIDER`` (local | openai), with ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
   / ``ROBOMEMORY_MODEL`` for ``openai``; ``ROBOMEMORY_EMBEDDER`` (minilm | fake);
 - ``ROBOMEMORY_HOME``: where memories live (``~/.robomemory``); ``ROBOMEMORY_ROBOT_ID``;
-- ``ROBOMEMORY_ABLATE``: comma list of ablations fixed for the server's life.
+- ``ROBOMEMORY_ABLATE``: comma list of ablations fixed for the server's life;
+- ``ROBOMEMORY_MEMORY_URL``: a fleet's shared long-term memory (``postgresql://``, pgvector),
+  read wherever memory opens (``memory/stores/vectors.shared_url``).
 """
 
 from __future__ import annotations

@@ -143,3 +143,32 @@ def test_a_damaged_store_is_one_line_naming_it(tmp_path):
             assert f"{memory / name} is damaged" in " ".join(out.split()), out
             (memory / name).unlink()
         assert not model.requests
+
+
+def test_a_task_that_is_not_utf8_is_one_line_not_a_traceback(tmp_path):
+    data = tmp_path / "data"
+    with FakeOpenAIServer(latency_s=0.0) as model:
+        env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
+        base = ["run", "--model", "openai", "--base-url", model.base_url, "--data", str(data)]
+        argv = [sys.executable.encode(), b"-m", b"robomemory.cli"]
+        argv += [a.encode() for a in base] + [
+            b"--max-steps",
+            b"1",
+            b"--task",
+            b"cook \xff\xfe meal",
+        ]
+        proc = subprocess.run(argv, env=env, capture_output=True, timeout=300)
+    out = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+    assert proc.returncode == 2 and "Traceback" not in out, out
+    lines = proc.stderr.decode(errors="replace").strip().splitlines()
+    assert len(lines) == 1 and "--task" in lines[0] and "UTF-8" in lines[0], out
+    assert not model.requests
+
+
+def test_a_huge_robot_id_is_echoed_bounded(tmp_path):
+    env = os.environ | {"ROBOMEMORY_HOME": str(tmp_path)}
+    proc = _cli(["run", "--robot", "x" * 100_000, "--max-steps", "1"], env)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in out, out[:500]
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) < 400 and "100,000 characters" in lines[0], out[:500]

@@ -135,3 +135,131 @@ def test_a_damaged_checkpoint_database_is_named(tmp_path):
     path.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
     with pytest.raises(DamagedStoreError, match=f"checkpoint database {path} is damaged"):
         sqlite_checkpointer(path)
+
+
+def _filled(kind: str, path):
+    """A history or episode log with rows in several commits, left open."""
+    if kind == "history":
+        store = MemoryHistory(path)
+        for i in range(6):
+            store.record("semantic_r1", f"item{i}", "ADD", new_text=f"text {i}", episode_id="e1")
+        store.finish_episode("e1", {"semantic": {"created": 6}})
+        return store
+    store = EpisodeLog(path)
+    store.claim("e1", "r1", "t1")
+    for i in range(6):
+        store.record_step("e1", {"step": i, "action": f"go {i}"})
+    store.claim("e2", "r1", "t2")
+    return store
+
+
+def _rows(kind: str, path) -> int:
+    with sqlite3.connect(path) as conn:
+        table = "changes" if kind == "history" else "steps"
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+LOSSES = ["none", "emptied", "deleted", "wal_damaged_past_header", "wal_deleted", "wal_cut"]
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("kind", ["history", "episodes"])
+def test_a_history_or_episode_log_that_lost_rows_is_named(tmp_path, kind, loss):
+    """Defect: emptied or deleted, or its log lost commits, it opened empty or with fewer rows."""
+    path = tmp_path / f"{kind}.sqlite3"
+    wal = path.with_name(path.name + "-wal")
+    store = _filled(kind, path)
+    crash = tmp_path / "crash"  # the files as a kill -9 leaves them: the commits in the log
+    crash.mkdir()
+    for name in (path, wal):
+        shutil.copy(name, crash / name.name)
+    store.close()
+    for name in (path, wal):
+        shutil.copy(crash / name.name, name)
+    path.with_name(path.name + "-shm").unlink(missing_ok=True)
+    if loss == "emptied":
+        path.write_bytes(b"")
+        wal.unlink()
+    elif loss == "deleted":
+        path.unlink()
+        wal.unlink()
+    elif loss == "wal_damaged_past_header":
+        data = bytearray(wal.read_bytes())
+        data[32 + 24 + 40 : 32 + 24 + 56] = os.urandom(16)  # in the first frame's page
+        wal.write_bytes(bytes(data))
+    elif loss == "wal_deleted":
+        wal.unlink()
+    elif loss == "wal_cut":
+        wal.write_bytes(wal.read_bytes()[: wal.stat().st_size // 2])
+    opener = MemoryHistory if kind == "history" else EpisodeLog
+    if loss == "none":
+        opener(path).close()
+        assert _rows(kind, path) == 6
+        return
+    with pytest.raises(DamagedStoreError, match=f"{path} is damaged .*rows") as info:
+        opener(path)
+    assert "\n" not in str(info.value) and f"{path.name}.seal" in str(info.value)
+    with pytest.raises(DamagedStoreError):  # refused again, not opened empty the second time
+        opener(path)
+
+
+def _open_kind(kind: str, data):
+    if kind == "spatial":
+        from robomemory.config import SpatialConfig
+        from robomemory.memory.spatial import open_graph_store
+
+        return open_graph_store(SpatialConfig(), data, "spatial_r1")
+    return (MemoryHistory if kind == "history" else EpisodeLog)(data / f"{kind}.sqlite3")
+
+
+@pytest.mark.parametrize("full", ["sqlite_full", "enospc", "few_bytes_left"])
+@pytest.mark.parametrize("kind", ["history", "episodes", "spatial"])
+def test_a_full_disk_is_said_not_called_damage(tmp_path, monkeypatch, kind, full):
+    """Defect: with a few KB left, an intact history was reported damaged (move it aside)."""
+    import errno
+    import pathlib
+
+    from robomemory.memory import damage
+
+    _open_kind(kind, tmp_path).close()
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    if full == "enospc":  # a write the open makes (its seal) finds no space
+
+        def no_space(*args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(pathlib.Path, "write_text", no_space)
+    else:
+        message = "database or disk is full" if full == "sqlite_full" else "disk I/O error"
+
+        def refused(*args, **kwargs):
+            raise sqlite3.OperationalError(message)
+
+        monkeypatch.setattr(sqlite3, "connect", refused)
+        monkeypatch.setattr(damage, "free_bytes", lambda path: 4096)
+    with pytest.raises(DamagedStoreError, match="^disk full: ") as info:
+        _open_kind(kind, tmp_path)
+    assert "\n" not in str(info.value) and "not damaged" in str(info.value)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing moved aside
+    _open_kind(kind, tmp_path).close()  # space again: it opens
+
+
+def test_a_shard_whose_log_lost_a_delete_is_refused(eight_items, tmp_path):
+    """Defect: a cut write-ahead log brought back an item the updater had deleted."""
+    data = tmp_path / "memory"
+    shutil.copytree(eight_items, data)
+    memory = _open(data)
+    victim = memory.semantic.items()[0].id
+    memory.semantic.store.delete([victim])  # as the updater's DELETE: the store, then its row
+    memory.history.record(memory.semantic.collection, victim, "DELETE", episode_id="e9")
+    crash = tmp_path / "crash"  # the files as a kill -9 leaves them: the delete in the log
+    shutil.copytree(data, crash)
+    memory.close()
+    for log in (crash / "longterm" / "semantic_r1" / "wal").glob("open-*"):
+        used = len(log.read_bytes().rstrip(b"\0"))
+        if used:
+            _truncate(log, (used - 10) / log.stat().st_size)  # its last record cut
+    with pytest.raises(DamagedStoreError, match="records as deleted") as info:
+        _open(crash)
+    assert "\n" not in str(info.value) and "semantic_r1" in str(info.value)

@@ -118,3 +118,17 @@ def test_busy_error_names_the_robot_and_pid(robot_r1):
     proc, home = robot_r1
     with pytest.raises(RobotBusyError, match=rf"robot r1 is already running \(pid {proc.pid}\)"):
         acquire_robot(home / "memory", "r1")
+
+
+def test_a_symlinked_lock_file_is_refused_and_its_target_kept(tmp_path):
+    from robomemory.locks import LockFileError
+
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    lock = lock_path(tmp_path / "memory", "r9")
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(target)
+    with pytest.raises(LockFileError, match="symbolic link") as info:
+        acquire_robot(tmp_path / "memory", "r9")
+    assert "\n" not in str(info.value) and str(lock) in str(info.value)
+    assert target.read_text() == "keep me\n"

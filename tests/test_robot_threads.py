@@ -85,3 +85,17 @@ def test_a_reused_episode_id_is_refused_and_a_rerun_thread_is_a_new_episode(tmp_
 def test_a_thread_id_is_no_path(tmp_path, thread):
     with make("bot-a", tmp_path / "memory") as a, pytest.raises(ValueError, match="thread id"):
         a.run(thread_id=thread or " ")
+
+
+def test_the_graph_api_refuses_a_used_episode_id_and_a_rerun_thread_is_a_new_episode(tmp_path):
+    """graph.invoke (and Studio) pass the start node, not agent.run: it claims the episode."""
+    with make("bot-a", tmp_path / "memory") as a:
+        first = a.run(thread_id="x", episode_id="e1")
+        with pytest.raises(EpisodeIdError, match="episode id 'e1' is already used") as info:
+            a.graph.invoke({"handles": {"episode_id": "e1"}}, a._config("y"), context=a.context)
+        assert "\n" not in str(info.value)
+        # the same thread again through the graph (a Studio re-run carries the old handles)
+        again = a.graph.invoke({}, a._config("x"), context=a.context)
+    assert again["handles"]["episode_id"] not in (first.episode_id, "")
+    report = again["consolidation"]
+    assert report and not report.get("skipped"), report

@@ -8,6 +8,7 @@ import base64
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -334,4 +335,82 @@ def test_a_lost_store_file_is_restored_from_its_copy(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         again = open_memory(tmp_path)
     assert dump(again) == before and any("restored" in r.getMessage() for r in caplog.records)
+    again.store.close()
+
+
+def test_robot_x_in_world_w_and_robot_x__w_keep_two_maps(tmp_path):
+    """Defect: robot ``x`` in world ``w`` and robot ``x__w`` shared one map file."""
+    from robomemory.memory.base import MemoryHandles
+    from robomemory.memory.spatial import graph_file
+
+    pairs = [("x", "w"), ("x__w", None), ("x_", "_w"), ("x", "__w"), ("x__a", "b"), ("x", "a__b")]
+    ids = [MemoryHandles.for_robot(r, "e", w).spatial_graph_id for r, w in pairs]
+    files = {graph_file(tmp_path / "spatial", g) for g in ids}
+    assert len(set(ids)) == len(files) == len(pairs)
+    assert MemoryHandles.for_robot("x", "e", "w").spatial_graph_id == "spatial_x__w"  # kept
+    cfg = spatial_only(tmp_path)
+    with MemorySystem.open(cfg, EMB, "x", "w") as system:
+        update(system.spatial, 1, [("cup", "on", "table")])
+    with MemorySystem.open(cfg, EMB, "x__w") as other:
+        assert other.spatial.triples() == []
+
+
+def test_a_map_under_its_earlier_file_name_is_still_read(tmp_path):
+    """A world named by a digest kept its map as ``..._DIGEST`` before ``~`` was kept."""
+    from robomemory.memory.base import MemoryHandles
+    from robomemory.memory.spatial import graph_file
+
+    graph_id = MemoryHandles.for_robot("r1", "e", "kitchen.a").spatial_graph_id
+    folder = tmp_path / "spatial"
+    new, old = graph_file(folder, graph_id), folder / f"{graph_id.replace('~', '_')}.sqlite3"
+    assert new != old
+    mem = SpatialMemory(SpatialConfig(), open_graph_store(SpatialConfig(), tmp_path, graph_id), EMB)
+    update(mem, 1, [("cup", "on", "table")])
+    before = dump(mem)
+    mem.store.close()
+    for suffix in ("", ".bak"):  # as the earlier version named them
+        os.replace(f"{new}{suffix}", f"{old}{suffix}")
+    again = open_graph_store(SpatialConfig(), tmp_path, graph_id)
+    assert [t.model_dump() for t in again.triples(include_invalid=True)] == before
+    again.close()
+    assert not new.exists()
+
+
+@pytest.mark.parametrize("loss", ["wal_damaged_past_header", "wal_deleted", "wal_cut"])
+def test_a_map_whose_log_lost_commits_is_restored_by_name(tmp_path, caplog, loss):
+    """Defect: a log damaged past its header, cut or deleted opened with fewer edges, silently."""
+    from robomemory.memory.stores import graph_sqlite
+
+    mem = open_memory(tmp_path)
+    update(mem, 1, [("cup", "on", "table"), ("table", "at", "kitchen")])
+    mem.store.close()
+    mem = open_memory(tmp_path)  # its good copy: step 1
+    copy = dump(mem)
+    update(mem, 2, [("plate", "on", "table")])
+    update(mem, 3, [("knife", "in", "drawer")])  # steps 2 and 3: in the log
+    path = tmp_path / "spatial" / "spatial_r1.sqlite3"
+    files = [path.with_name(path.name + s) for s in ("", "-wal", ".bak", ".seal")]
+    crash = tmp_path / "crash"  # the files as a kill -9 leaves them
+    crash.mkdir()
+    for f in files:
+        shutil.copy(f, crash / f.name)
+    mem.store.close()
+    for f in files:
+        shutil.copy(crash / f.name, f)
+    path.with_name(path.name + "-shm").unlink(missing_ok=True)
+    graph_sqlite._registry.clear()  # as a new process would open it
+    wal = files[1]
+    if loss == "wal_damaged_past_header":
+        data = bytearray(wal.read_bytes())
+        data[32 + 24 + 40 : 32 + 24 + 56] = os.urandom(16)  # in the first frame's page
+        wal.write_bytes(bytes(data))
+    elif loss == "wal_deleted":
+        wal.unlink()
+    else:
+        wal.write_bytes(wal.read_bytes()[: wal.stat().st_size // 2])
+    with caplog.at_level(logging.WARNING):
+        again = open_memory(tmp_path)
+    said = [r.getMessage() for r in caplog.records if str(path) in r.getMessage()]
+    assert said and "rows were lost" in said[0] and "last good copy" in said[0], caplog.text
+    assert dump(again) == copy and path.with_name(path.name + ".corrupt").exists()
     again.store.close()

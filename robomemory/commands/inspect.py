@@ -3,7 +3,8 @@
 Shows the spatial triples (current and invalidated), the semantic and episodic items with their
 MemRL Q and visit counts, and the long-term change history. Stores are read directly: no model
 or embedder is loaded. A robot's Qdrant Edge shards admit one process at a time, so inspect a
-robot whose agent is running through a Qdrant server (``--qdrant-url``) or after the run.
+robot whose agent is running through a Qdrant server (``--qdrant-url``) or after the run. A
+fleet's shared PostgreSQL memory (``$ROBOMEMORY_MEMORY_URL``) is read at any time: all its items.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from robomemory.config import MemoryConfig, ModelConfig
 from robomemory.memory.base import MemoryHandles, Triple
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.spatial import SpatialMemory, open_graph_store
-from robomemory.memory.stores.vectors import scan_items
+from robomemory.memory.stores.vectors import scan_items, shared_url
 from robomemory.models import make_embedder
 
 
@@ -154,7 +155,7 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"[red]no memories under {cfg.data_dir} (give --data DIR)[/red]")
         return 2
     try:
-        items = load_items(cfg, handles, args.qdrant_url)
+        items = load_items(cfg, handles, args.qdrant_url or shared_url(cfg.longterm))
     except RuntimeError as exc:  # local mode: the storage is held by another process
         console.print(f"[red]cannot read long-term memory: {exc}[/red]")
         return 2

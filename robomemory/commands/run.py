@@ -25,8 +25,9 @@ from robomemory.config import (
 from robomemory.episode import EpisodeIdError
 from robomemory.factory import build_checkpointer
 from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get_local_server
-from robomemory.locks import RobotBusyError, acquire_robot
+from robomemory.locks import LockFileError, RobotBusyError, acquire_robot
 from robomemory.memory.damage import DamagedStoreError
+from robomemory.memory.stores.vector_store import MemoryServerError
 from robomemory.models import ModelConfigError
 from robomemory.structured import ModelUnavailableError
 
@@ -209,7 +210,7 @@ def main(args: argparse.Namespace) -> int:
         return _fail(console, str(exc))
     try:  # the same robot running elsewhere: one line, before the model is loaded
         acquire_robot(cfg.memory.data_dir, cfg.robot_id)
-    except RobotBusyError as exc:
+    except (RobotBusyError, LockFileError) as exc:
         executor.close()
         return _fail(console, str(exc))
     console.print(
@@ -226,7 +227,7 @@ def main(args: argparse.Namespace) -> int:
         executor.close()
         console.print(f"[red]{exc}[/red]", soft_wrap=True)
         return 2
-    except DamagedStoreError as exc:  # one line naming the file and what to do
+    except (DamagedStoreError, MemoryServerError) as exc:  # one line: the store, what to do
         executor.close()
         return _fail(console, str(exc))
     except ModelUnavailableError as exc:  # nothing listens there, or the key is refused
@@ -252,6 +253,8 @@ def main(args: argparse.Namespace) -> int:
         return 130
     except (DamagedStoreError, EpisodeIdError) as exc:  # refused before the run started
         return _fail(console, str(exc))
+    except MemoryServerError as exc:  # the fleet's memory went away: the checkpoint kept
+        return _fail(console, f"{exc}; the run stopped, resume with --thread {thread} --resume")
     except ModelUnavailableError as exc:  # stopped: nothing learned, the checkpoint kept
         message = f"{exc}; the run stopped, resume with --thread {thread} --resume"
         return _fail(console, message, ModelUnavailableError.exit_status)

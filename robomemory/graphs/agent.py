@@ -51,7 +51,7 @@ class RoboMemoryAgent:
         """Close the memory system and give back this process's hold on the robot's lock."""
         self.context.memory.close()
         cfg = self.context.config
-        release_robot(lock_path(cfg.memory.data_dir, cfg.robot_id).resolve())
+        release_robot(lock_path(cfg.memory.data_dir, cfg.robot_id))
 
     def __enter__(self) -> RoboMemoryAgent:
         return self
@@ -138,7 +138,9 @@ class RoboMemoryAgent:
                     on_start(chunk["name"])
                 continue
             if inputs is not None and not marked:  # the run has checkpoints by its first step
-                self.context.memory.episodes.mark_checkpointed(inputs["handles"]["episode_id"])
+                start = chunk.get("start") if isinstance(chunk, dict) else None
+                handles = (start or {}).get("handles") or inputs["handles"]  # the start's claim
+                self.context.memory.episodes.mark_checkpointed(handles["episode_id"])
                 marked = True
             for node, update in chunk.items():
                 if on_event is not None and isinstance(update, dict):

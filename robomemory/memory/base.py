@@ -22,7 +22,8 @@ class MemoryHandles(BaseModel):
         """Handles of ``robot_id``'s memories; the spatial map is the one of ``world`` (a
         site, a game) when given, else the robot's single map."""
         safe = _safe(robot_id)
-        graph = f"spatial_{safe}__{world_key(world)}" if world else f"spatial_{safe}"
+        robot = robot_key(robot_id)
+        graph = f"spatial_{robot}__{world_key(world)}" if world else f"spatial_{robot}"
         return cls(
             robot_id=robot_id,
             episode_id=episode_id,
@@ -34,6 +35,18 @@ class MemoryHandles(BaseModel):
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+def robot_key(robot_id: str) -> str:
+    """The robot's part of its map's name, one to one, so that ``spatial_ROBOT__WORLD`` splits
+    at its first ``__``: an id without ``__`` that does not end in ``_`` is its own key (every
+    map named so far keeps its file); any other (``x__w``, ``x_``) gets a digest of the whole
+    id after a ``~`` that no robot id has, so robot ``x__w`` never shares the map of robot
+    ``x`` in world ``w``."""
+    if "__" not in robot_id and not robot_id.endswith("_"):
+        return robot_id
+    digest = hashlib.sha256(robot_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{robot_id.replace('_', '-')[:87]}~{digest}"
 
 
 WORLD_KEY_CHARS = 80  # with a robot id of 100, the map's file name stays under 255 bytes

@@ -10,12 +10,14 @@ table claims each episode id for one robot's thread (every store keys episodes b
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from robomemory.episode import StepRecord
-from robomemory.memory.damage import checked_sqlite
+from robomemory.memory.damage import Seal, Witness, checked_sqlite, disk_full, disk_full_error
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS steps (
@@ -43,6 +45,14 @@ CREATE TABLE IF NOT EXISTS retrieved (
   PRIMARY KEY (episode_id, item_id)
 );
 """
+# Tables whose rows are never deleted: the seal (``episodes.sqlite3.seal``) vouches for them
+WITNESSES = (
+    Witness("episodes", ("episode_id", "robot_id", "thread_id")),
+    Witness("steps", ("episode_id", "step")),
+    Witness("spatial", ("episode_id", "step")),
+    Witness("retrieved", ("episode_id", "item_id")),
+)
+WHAT = "episode log"
 
 
 class EpisodeLog:
@@ -53,15 +63,30 @@ class EpisodeLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         remedy = "restore it from a backup; moved aside, earlier episodes' step records are gone"
-        self._db = checked_sqlite(self.path, "episode log", remedy)
-        with self._lock, self._db:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
+        self._seal = Seal(self.path, WITNESSES)
+        self._db = checked_sqlite(self.path, WHAT, remedy, self._seal)
+        try:
+            with self._writing():
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.executescript(SCHEMA)
+        except (sqlite3.OperationalError, OSError) as exc:
+            self._db.close()
+            if disk_full(exc, self.path):
+                raise disk_full_error(WHAT, self.path) from None
+            raise
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the lock; once it commits, the seal records it."""
+        with self._lock:
+            with self._db:
+                yield self._db
+            self._seal.write(self._db)
 
     def claim(self, episode_id: str, robot_id: str, thread_id: str) -> tuple[bool, str, str]:
         """Claim ``episode_id`` for one robot's thread, atomically: (claimed now, owner robot,
         owner thread). Every store keys an episode by its id alone, so an id names one run."""
-        with self._lock, self._db:
+        with self._writing():
             inserted = self._db.execute(
                 "INSERT OR IGNORE INTO episodes (episode_id, robot_id, thread_id) VALUES (?, ?, ?)",
                 (episode_id, robot_id, thread_id),
@@ -71,9 +96,19 @@ class EpisodeLog:
             ).fetchone()
         return bool(inserted), owner[0], owner[1]
 
+    def ran(self, episode_id: str) -> bool:
+        """Whether a run of ``episode_id`` got past its start (it has checkpoints or steps)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM episodes WHERE episode_id = ? AND checkpointed = 1"
+                " UNION ALL SELECT 1 FROM steps WHERE episode_id = ? LIMIT 1",
+                (episode_id, episode_id),
+            ).fetchone()
+        return row is not None
+
     def mark_checkpointed(self, episode_id: str) -> None:
         """Note that the episode's run has checkpoints: losing them later is damage."""
-        with self._lock, self._db:
+        with self._writing():
             self._db.execute(
                 "UPDATE episodes SET checkpointed = 1 WHERE episode_id = ?", (episode_id,)
             )
@@ -90,7 +125,7 @@ class EpisodeLog:
 
     def record_step(self, episode_id: str, record: StepRecord) -> None:
         """Store one step's record (replacing a record of the same step)."""
-        with self._lock, self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT OR REPLACE INTO steps VALUES (?, ?, ?)",
                 (episode_id, int(record["step"]), json.dumps(record)),
@@ -106,7 +141,7 @@ class EpisodeLog:
 
     def record_spatial(self, episode_id: str, step: int, stats: dict) -> None:
         """Store one spatial update's statistics."""
-        with self._lock, self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT OR REPLACE INTO spatial VALUES (?, ?, ?)",
                 (episode_id, int(step), json.dumps(stats)),
@@ -121,7 +156,7 @@ class EpisodeLog:
 
     def add_retrieved(self, episode_id: str, item_ids: Iterable[str], step: int) -> None:
         """Remember that these long-term items were retrieved (for the MemRL update)."""
-        with self._lock, self._db:
+        with self._writing():
             self._db.executemany(
                 "INSERT OR IGNORE INTO retrieved VALUES (?, ?, ?)",
                 [(episode_id, str(i), int(step)) for i in item_ids],

@@ -15,10 +15,12 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from robomemory.memory.damage import checked_sqlite
+from robomemory.memory.damage import Seal, Witness, checked_sqlite, disk_full, disk_full_error
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS changes (
@@ -49,6 +51,12 @@ CREATE TABLE IF NOT EXISTS journal (
 """
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "Q")
+# Tables whose rows are never deleted: the seal (``history.sqlite3.seal``) vouches for them
+WITNESSES = (
+    Witness("changes", ("id", "collection", "item_id", "event")),
+    Witness("episodes", ("episode_id",)),
+)
+WHAT = "history database"
 REMEDY = (
     "restore it from a backup; moved aside, long-term memory starts a new history and "
     "unfinished consolidations start over"
@@ -62,9 +70,20 @@ class MemoryHistory:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = checked_sqlite(self.path, "history database", REMEDY)
+        self._seal = Seal(self.path, WITNESSES)
+        self._db = checked_sqlite(self.path, WHAT, REMEDY, self._seal)
         self._db.row_factory = sqlite3.Row
-        with self._lock, self._db:
+        try:
+            self._set_up()
+        except (sqlite3.OperationalError, OSError) as exc:
+            self._db.close()
+            if disk_full(exc, self.path):  # an intact database on a full disk: no damage
+                raise disk_full_error(WHAT, self.path) from None
+            raise
+
+    def _set_up(self) -> None:
+        """The write-ahead log, the schema and its later columns."""
+        with self._writing():
             self._db.execute("PRAGMA journal_mode=WAL")
             # WAL + NORMAL: a commit survives a killed process (no fsync per commit); a power
             # cut may drop the newest commits but never corrupts the database
@@ -74,6 +93,14 @@ class MemoryHistory:
             if "op_key" not in columns:  # a database from before op keys
                 self._db.execute("ALTER TABLE changes ADD COLUMN op_key TEXT")
             self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS changes_op_key ON changes(op_key)")
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the lock; once it commits, the seal records it."""
+        with self._lock:
+            with self._db:
+                yield self._db
+            self._seal.write(self._db)
 
     def record(
         self,
@@ -92,7 +119,7 @@ class MemoryHistory:
         whether a row was written."""
         if event not in EVENTS:
             raise ValueError(f"unknown history event {event!r}")
-        with self._lock, self._db:
+        with self._writing():
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO changes (ts, collection, item_id, event, old_text,"
                 " new_text, q_old, q_new, episode_id, op_key)"
@@ -159,6 +186,18 @@ class MemoryHistory:
                 live -= {op["item_id"] for op in ops if op.get("op") == "delete"}
         return live
 
+    def deleted_items(self, collection: str) -> set[str]:
+        """Ids of ``collection``'s items whose last ADD or DELETE is a DELETE: the store
+        deleted them before the row was written, so a store holding one lost that delete."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT item_id, event FROM changes WHERE collection = ?"
+                " AND event IN ('ADD', 'DELETE') ORDER BY id",
+                (collection,),
+            ).fetchall()
+        last = {row["item_id"]: row["event"] for row in rows}
+        return {item for item, event in last.items() if event == "DELETE"}
+
     # ---- consolidation idempotency ------------------------------------------------------
     def episode_report(self, episode_id: str) -> dict | None:
         """The stored report when ``episode_id`` was already consolidated, else None."""
@@ -170,7 +209,7 @@ class MemoryHistory:
 
     def finish_episode(self, episode_id: str, report: dict) -> None:
         """Mark ``episode_id`` consolidated (its journal is no longer needed)."""
-        with self._lock, self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT OR IGNORE INTO episodes (episode_id, ts, report) VALUES (?, ?, ?)",
                 (episode_id, time.time(), json.dumps(report)),
@@ -185,7 +224,7 @@ class MemoryHistory:
         return json.loads(row["value"]) if row else None
 
     def journal_put(self, episode_id: str, key: str, value: Any) -> None:
-        with self._lock, self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT OR REPLACE INTO journal (episode_id, key, value) VALUES (?, ?, ?)",
                 (episode_id, key, json.dumps(value)),

@@ -24,7 +24,7 @@ from typing import Literal
 from langchain_core.embeddings import Embeddings
 
 from robomemory.config import MemoryConfig
-from robomemory.core import clip
+from robomemory.core import clip, echo
 from robomemory.memory import mem0
 from robomemory.memory.base import RetrievedItem
 from robomemory.memory.damage import DamagedStoreError
@@ -34,7 +34,9 @@ from robomemory.memory.stores.vector_store import (
     CONTENT,
     INTENT,
     Hit,
+    MemoryServerError,
     Search,
+    SharedStore,
     VectorStore,
     point_id,
 )
@@ -81,6 +83,8 @@ class LongTermMemory:
         self.collection = store.collection
         self.history = history
         self.embedder = embedder
+        # a fleet's shared store: whose episode it was (robots may name episodes alike)
+        self.writer = store.writer if isinstance(store, SharedStore) else None
 
     # ---- retrieval (MemRL) -------------------------------------------------------------
     def levels(self) -> list[tuple[str | None, int]]:
@@ -151,13 +155,17 @@ class LongTermMemory:
 
     def verify(self, probe: list[float]) -> None:
         """Refuse a store that lost items its history holds, or that its engine cannot search
-        (a damaged shard): it is never used with fewer items. ``probe``: any query vector."""
+        (a damaged shard): it is never used with fewer items. ``probe``: any query vector. In a
+        fleet's shared store an item another robot removed is accounted for, not lost."""
         expected = self.history.live_items(self.collection)
         where = getattr(self.store, "path", self.collection)
+        held_of = self.store.accounted if isinstance(self.store, SharedStore) else self.store.get
         try:
-            held = set(self.store.get(sorted(expected))) if expected else set()
+            held = set(held_of(sorted(expected))) if expected else set()
             self.store.search([Search(probe, CONTENT, 1, None, None)])
             self.store.search([Search(probe, INTENT, 1, None, None)])
+        except MemoryServerError:  # unreachable is not damaged
+            raise
         except Exception as exc:  # the engine raises bare Exception: said, by name, not used
             raise DamagedStoreError(
                 f"long-term store {where} is damaged ({' '.join(str(exc).split())[:200]}): "
@@ -167,6 +175,22 @@ class LongTermMemory:
             raise DamagedStoreError(
                 f"long-term store {where} is damaged: it holds {len(expected & held)} of the "
                 f"{len(expected)} items {self.history.path} records: {STORE_REMEDY}"
+            )
+        self._verify_deletes(where)
+
+    def _verify_deletes(self, where: object) -> None:
+        """Refuse a store that holds items its history records as deleted: a store that lost
+        its newest writes (a cut write-ahead log) brings back what the updater removed. A
+        fleet's shared store is left out (other robots write it)."""
+        if isinstance(self.store, SharedStore):
+            return
+        deleted = self.history.deleted_items(self.collection)
+        back = sorted(self.store.get(sorted(deleted))) if deleted else []
+        if back:
+            raise DamagedStoreError(
+                f"long-term store {where} is damaged: it holds {len(back)} item(s) "
+                f"{self.history.path} records as deleted (first {echo(back[0])}), so it lost "
+                f"its newest writes: {STORE_REMEDY}"
             )
 
     # ---- Mem0 update -------------------------------------------------------------------
@@ -262,8 +286,8 @@ class LongTermMemory:
                     episode_id=episode_id,
                     op_key=op_key,
                 )
-            elif not self._update(op, episode_id, op_key):
-                result = {"event": "NOOP", "reason": "target gone"}
+            else:
+                result = self._update(op, idx, task, episode_id, op_key) or result
         return result
 
     def _add(self, op: AddOp, task: str, episode_id: str, op_key: str) -> None:
@@ -288,18 +312,34 @@ class LongTermMemory:
             op_key=op_key,
         )
 
-    def _update(self, op: UpdateOp, episode_id: str, op_key: str) -> bool:
-        """Rewrite the target's text (keeping its Q); False when the target is gone."""
+    def _update(
+        self, op: UpdateOp, idx: int, task: str, episode_id: str, op_key: str
+    ) -> dict | None:
+        """Rewrite the target's text (keeping its Q). A target another writer (a robot of the
+        fleet) changed since the plan keeps its text, and the merged text is added as a new
+        item, so neither update is lost. None when done as planned, else the new result."""
         digest = content_hash(op.new_text)
+        changed: list[str | None] = []  # the level of a target changed by another writer
 
         def mutate(old_text: str, meta: dict):
             if old_text == op.new_text:  # applied before a crash
                 return None
+            if old_text != op.old_text:
+                changed.append(meta.get("level"))
+                return None
             return op.new_text, {**meta, "hash": digest, "updated": time.time()}
 
         change = self.store.modify(op.item_id, mutate, self.embedder.embed_query)
+        if changed:
+            add = AddOp(
+                item_id=point_id(self.collection, episode_id, str(idx)),
+                text=op.new_text,
+                level=changed[0],
+            )
+            self._add(add, task, episode_id, f"{op_key}:{add.op}:{add.item_id}")
+            return {"event": "ADD", "item_id": add.item_id, "reason": "target changed"}
         if change is None and not self.store.get([op.item_id]):
-            return False
+            return {"event": "NOOP", "reason": "target gone"}
         self.history.record(
             self.collection,
             op.item_id,
@@ -309,7 +349,7 @@ class LongTermMemory:
             episode_id=episode_id,
             op_key=op_key,
         )
-        return True
+        return None
 
     # ---- MemRL utility update ----------------------------------------------------------
     def update_utility(self, ids: list[str], reward: float, episode_id: str) -> list[dict]:
@@ -317,20 +357,22 @@ class LongTermMemory:
         episode per item (the payload remembers recent episodes), serialized by CAS. The
         history row is written once per (item, episode): when the Q write went through before
         a crash, the resumed call records it from the item's ``q_trace``. Returns the updates
-        recorded by this call."""
+        recorded by this call. In a fleet's shared store an item remembers the episode as
+        ``robot/episode``: two robots' episodes of one name are two updates."""
         ucfg = self.cfg.utility
+        key = f"{self.writer}/{episode_id}" if self.writer else episode_id
         out = []
         for pid in self.store.get(list(dict.fromkeys(ids))):
             change = self.store.modify(
                 pid,
-                lambda text, meta: _q_change(text, meta, reward, ucfg, episode_id),
+                lambda text, meta: _q_change(text, meta, reward, ucfg, key),
                 self.embedder.embed_query,
             )
             if change is not None:
                 q_old, q_new = float(change.old_meta.get("q", ucfg.q_init)), change.new_meta["q"]
             else:
                 held = self.store.get([pid]).get(pid)
-                traced = traced_q(held[1], episode_id) if held else None
+                traced = traced_q(held[1], key) if held else None
                 if traced is None:
                     continue
                 q_old, q_new = traced

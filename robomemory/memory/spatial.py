@@ -337,6 +337,19 @@ def open_graph_store(
         if not uri:
             raise ValueError("spatial backend 'neo4j' needs spatial.neo4j_uri or NEO4J_URI")
         return Neo4jGraphStore.from_env(graph_id, uri, cfg.neo4j_user_env, cfg.neo4j_password_env)
-    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in graph_id)
-    path = Path(data_dir) / "spatial" / f"{safe}.sqlite3"
+    path = graph_file(Path(data_dir) / "spatial", graph_id)
     return read_sqlite_graph(path, graph_id) if read_only else open_sqlite_store(path, graph_id)
+
+
+def graph_file(folder: Path, graph_id: str) -> Path:
+    """The SQLite file of ``graph_id`` in ``folder``, one to one: the ``~`` before a digest
+    (:func:`robomemory.memory.base.world_key`, ``robot_key``) is kept, so a digest name never
+    meets a plain one. A map kept under the earlier name (``~`` written ``_``) is opened there
+    while no file has the new name."""
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_~") else "_" for c in graph_id)
+    path = folder / f"{safe}.sqlite3"
+    legacy = folder / f"{safe.replace('~', '_')}.sqlite3"
+    kept = (legacy, legacy.with_name(legacy.name + ".bak"))
+    if legacy != path and not path.exists() and any(f.exists() for f in kept):
+        return legacy
+    return path

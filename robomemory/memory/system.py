@@ -1,11 +1,13 @@
 """MemorySystem: one robot's four memory modules, opened from ``cfg.data_dir``.
 
 Layout under ``data_dir``: ``longterm/<kind>_<robot>/`` (a Qdrant Edge shard per kind and
-robot; a Qdrant server instead when ``longterm.qdrant_url`` is set), ``history.sqlite3`` (change
-history and consolidation journal), ``episodes.sqlite3`` (the episode log: step records kept
-out of checkpoints) and the spatial graph store's files. Opening the same robot twice in one
-process reuses its shards; a second process gets one clear error. The modules share one
-embedding cache, so a step's queries are embedded once for all branches.
+robot; a Qdrant server instead when ``longterm.qdrant_url`` is set; the fleet's shared
+PostgreSQL when ``longterm.memory_url`` or ``$ROBOMEMORY_MEMORY_URL`` is),
+``history.sqlite3`` (change history and consolidation journal), ``episodes.sqlite3`` (the
+episode log: step records kept out of checkpoints) and the spatial graph store's files.
+Opening the same robot twice in one process reuses its shards; a second process gets one
+clear error. The modules share one embedding cache, so a step's queries are embedded once for
+all branches.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from robomemory.memory.longterm import LongTermMemory
 from robomemory.memory.spatial import SpatialMemory, open_graph_store
 from robomemory.memory.stores.graph_store import GraphStore
 from robomemory.memory.stores.vector_store import VectorStore
-from robomemory.memory.stores.vectors import open_vector_store
+from robomemory.memory.stores.vectors import open_shared_store, open_vector_store, shared_url
 from robomemory.memory.temporal import TemporalMemory
 
 log = logging.getLogger(__name__)
@@ -72,6 +74,7 @@ class MemorySystem:
         history = MemoryHistory(data_dir / "history.sqlite3")
         embedder = CachedEmbeddings(embedder)
         lt = cfg.longterm
+        fleet = shared_url(lt)
         stores: list[VectorStore] = []
         modules: dict[str, LongTermMemory] = {}
         wanted = [("semantic", lt.semantic_enabled, handles.semantic_collection)]
@@ -80,7 +83,11 @@ class MemorySystem:
         try:
             probe = embedder.embed_query("dimension probe") if wanted else []
             for kind, _, collection in wanted:
-                stores.append(open_vector_store(data_dir, collection, len(probe), lt.qdrant_url))
+                if fleet:
+                    store = open_shared_store(fleet, kind, robot_id, collection, len(probe))
+                else:
+                    store = open_vector_store(data_dir, collection, len(probe), lt.qdrant_url)
+                stores.append(store)
                 modules[kind] = LongTermMemory(kind, cfg, stores[-1], embedder, history)
                 modules[kind].verify(probe)  # a damaged store is refused, never used with less
         except BaseException:  # e.g. the robot runs in another process: release what we hold

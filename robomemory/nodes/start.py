@@ -7,8 +7,8 @@ import uuid
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import RouteLearner, checked_task
-from robomemory.episode import world_of
+from robomemory.core import RouteLearner, checked_task, echo
+from robomemory.episode import EpisodeIdError, world_of
 from robomemory.grounding import WorldModel
 from robomemory.nodes.common import NodeRun, text_limits
 from robomemory.state import AgentState
@@ -27,7 +27,8 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         world=world_of(observation),
         held=observation.holding,
     )
-    episode_id = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
+    wanted = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
+    episode_id = claim_episode(run.ctx, wanted, _thread_of(runtime, run.ctx.config.robot_id))
     handles = run.ctx.memory.handles(episode_id).model_dump()
     return run.finish(
         {
@@ -50,6 +51,40 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "routes_recalled": learned,
         }
     )
+
+
+def _thread_of(runtime: Runtime[AgentContext], robot_id: str) -> str:
+    """The caller's thread id of this run (``agent.run`` checkpoints thread T as
+    ``ROBOT/T``); empty without a checkpointer."""
+    info = getattr(runtime, "execution_info", None)
+    thread = (info.thread_id if info is not None else None) or ""
+    return thread.removeprefix(f"{robot_id}/")
+
+
+def claim_episode(ctx: AgentContext, wanted: str, thread: str) -> str:
+    """The episode id this run records under, claimed in the episode log for its robot's
+    thread. Every entry point (``agent.run``, the CLI, ``graph.invoke``, Studio) passes here.
+
+    ``wanted`` that another robot or thread claimed is refused (:class:`EpisodeIdError`): its
+    records would mix and its consolidation would be skipped as done. This thread's own claim
+    stands while its run has not got past the start (``agent.run`` claims before the graph, a
+    crashed start runs again); once it ran, the thread runs again as a new episode, the first
+    free suffix (``E-2``, ``E-3``), as ``agent.run`` does for its default id."""
+    robot, log = ctx.config.robot_id, ctx.memory.episodes
+    for n in range(1, 10_000):
+        candidate = wanted if n == 1 else f"{wanted}-{n}"
+        claimed, owner, owner_thread = log.claim(candidate, robot, thread)
+        if claimed:
+            return candidate
+        mine = (owner, owner_thread) == (robot, thread)
+        if n == 1 and not mine:
+            raise EpisodeIdError(
+                f"episode id {echo(candidate)} is already used (robot {owner}, thread "
+                f"{owner_thread}): an episode id names one run; choose a new one"
+            )
+        if mine and not log.ran(candidate) and ctx.memory.history.episode_report(candidate) is None:
+            return candidate
+    raise EpisodeIdError(f"no free episode id for {echo(wanted)}")
 
 
 def recall_places(ctx: AgentContext) -> dict[str, str]:

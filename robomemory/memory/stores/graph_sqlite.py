@@ -13,8 +13,9 @@ One robot, one file (``spatial/<graph id>.sqlite3``), one writer:
 - across processes, an exclusive ``flock`` on ``<file>.lock`` is held while the store is open;
   a second process gets :class:`StoreInUseError` naming the process that holds it.
 A good copy (``<file>.bak``) is written on open and on close; a corrupt or truncated file is
-moved aside (``<file>.corrupt``) and the copy restored, with a warning. A graph of the earlier
-JSON format (``<graph id>.json``) is migrated on first open.
+moved aside (``<file>.corrupt``) and the copy restored, with a warning; so is a file that lacks
+the last edge or update its seal (``<file>.seal``) records (a log that lost commits). A graph
+of the earlier JSON format (``<graph id>.json``) is migrated on first open.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from pathlib import Path
 import numpy as np
 
 from robomemory.memory.base import Triple
-from robomemory.memory.damage import DamagedStoreError, wal_problem
+from robomemory.memory.damage import (
+    DamagedStoreError,
+    Seal,
+    Witness,
+    disk_full,
+    disk_full_error,
+    wal_problem,
+)
 from robomemory.memory.spatial_algorithm import GraphChange, plan_merge
 from robomemory.memory.stores.graph_nx import NetworkxGraphStore, load_json_graph
 from robomemory.memory.stores.graph_store import ApplyResult, StoreInUseError
@@ -48,6 +56,12 @@ CREATE TABLE edges (
 );
 CREATE TABLE updates (key TEXT PRIMARY KEY) WITHOUT ROWID;
 """
+# The seal (``<file>.seal``) vouches for the last edge and the last update applied: a log that
+# lost commits (deleted, cut, damaged past its header) is found at open, not a map with less.
+WITNESSES = (
+    Witness("edges", ("id", "subject", "relation", "object")),
+    Witness("updates", ("key",), by_rowid=False),
+)
 # Few B-trees (small tables WITHOUT ROWID, no secondary index): a step touches few pages. The
 # store is read whole on open, so no query needs an index.
 
@@ -90,14 +104,20 @@ class SqliteGraphStore:
         self.graph_id = graph_id
         self.path = path
         self.backup_path = path.with_name(path.name + ".bak")
+        self._seal = Seal(path, WITNESSES)
         self._lock = threading.RLock()
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock_fh = _acquire_process_lock(path, graph_id)
         try:
             self._conn, self._mem = self._open()
+            self._seal.write(self._conn)
             self._backup()
-        except BaseException:
+        except BaseException as exc:
+            if getattr(self, "_conn", None) is not None:
+                self._conn.close()
             self._lock_fh.close()
+            if isinstance(exc, (OSError, sqlite3.OperationalError)) and disk_full(exc, path):
+                raise disk_full_error("spatial store", path) from None  # the seal or the copy
             raise
 
     # ---- GraphView and reads: the in-process graph ---------------------------------------------
@@ -180,6 +200,7 @@ class SqliteGraphStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
+            self._seal.write(self._conn, {"updates": (change.key,)})
             return self._mem.commit(change, plan)
 
     def close(self) -> None:
@@ -205,7 +226,8 @@ class SqliteGraphStore:
         if not self.path.exists() and bad.exists():  # found corrupt before, with no good copy
             raise DamagedStoreError(
                 f"spatial store {self.path} was found corrupt and moved to {bad}, with no good "
-                f"copy: repair or remove {bad} (removing it starts an empty map)"
+                f"copy: repair or remove {bad} and {self._seal.path.name} (removing them starts "
+                "an empty map)"
             )
         if not self.path.exists() and self.backup_path.exists():  # the file itself was lost
             log.warning(
@@ -221,9 +243,15 @@ class SqliteGraphStore:
         try:
             return self._connect(self.path)
         except sqlite3.DatabaseError as exc:
+            if disk_full(exc, self.path):  # no damage: nothing is moved aside
+                raise disk_full_error("spatial store", self.path) from None
             return self._recover(exc)
 
-    def _connect(self, path: Path) -> tuple[sqlite3.Connection, NetworkxGraphStore]:
+    def _connect(
+        self, path: Path, sealed: bool = True
+    ) -> tuple[sqlite3.Connection, NetworkxGraphStore]:
+        """The store's connection and graph once its checks pass: the log's header, integrity,
+        and (``sealed``: not the last good copy, which is older) what its seal records."""
         problem = wal_problem(path)  # SQLite would ignore a damaged log and its commits
         if problem is not None:
             raise sqlite3.DatabaseError(problem)
@@ -234,7 +262,11 @@ class SqliteGraphStore:
             (check,) = conn.execute("PRAGMA quick_check").fetchone()
             if check != "ok":
                 raise sqlite3.DatabaseError(f"integrity check: {check}")
-            return conn, _load(conn, self.graph_id, path)
+            graph = _load(conn, self.graph_id, path)
+            problem = self._seal.problem(conn) if sealed else None
+            if problem is not None:
+                raise sqlite3.DatabaseError(problem)
+            return conn, graph
         except BaseException:
             conn.close()
             raise
@@ -248,8 +280,8 @@ class SqliteGraphStore:
         if not self.backup_path.exists():
             raise DamagedStoreError(
                 f"spatial store {self.path} is corrupt ({exc}) and there is no good copy "
-                f"({self.backup_path}); the file was moved to {bad}: repair or remove it "
-                "(removing it starts an empty map)"
+                f"({self.backup_path}); the file was moved to {bad}: repair or remove it and "
+                f"{self._seal.path.name} (removing them starts an empty map)"
             ) from exc
         log.warning(
             "spatial store %s is corrupt (%s): moved to %s, recovered from the last good copy %s",
@@ -264,7 +296,8 @@ class SqliteGraphStore:
         """The store restored from its last good copy; a damaged copy is said, by name."""
         try:
             _copy_database(self.backup_path, self.path)
-            return self._connect(self.path)
+            self._seal.reset()  # the copy is older than the seal: it is sealed anew
+            return self._connect(self.path, sealed=False)
         except sqlite3.DatabaseError as exc2:
             self.path.unlink(missing_ok=True)
             raise DamagedStoreError(

@@ -6,8 +6,9 @@ vectors — ``content`` (the item text) and ``intent`` (MemRL's z: the task it w
 text to embed: the caller embeds once and shares the vectors (see ``embedding_cache``).
 
 Backends: ``vector_edge.EdgeItemStore`` (Qdrant Edge, in process, one shard per robot and
-kind: the default) and ``vector_qdrant.QdrantItemStore`` (a Qdrant server through
-qdrant-client: the fleet's scale-out). Writes to an item are compare-and-swap on
+kind: the default), ``vector_qdrant.QdrantItemStore`` (a Qdrant server through
+qdrant-client, a collection per robot) and ``vector_pg.PgItemStore`` (PostgreSQL + pgvector:
+one memory a fleet shares, a :class:`SharedStore`). Writes to an item are compare-and-swap on
 ``metadata.version`` (``cas_modify``), so concurrent writers never lose an update.
 """
 
@@ -18,7 +19,7 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,22 @@ class VectorStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class MemoryServerError(RuntimeError):
+    """The long-term memory's server cannot be reached or did not answer in time (one line)."""
+
+
+@runtime_checkable
+class SharedStore(Protocol):
+    """A store other robots write too: ``writer`` is this robot; items another robot removed
+    are still ``accounted`` for, so a robot's own history can tell removed from lost."""
+
+    writer: str
+
+    def accounted(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` held, or removed by a recorded delete (of any robot)."""
+        ...
 
 
 def point_id(*parts: str) -> str:
