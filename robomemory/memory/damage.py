@@ -10,7 +10,8 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -214,3 +215,14 @@ def wal_problem(path: Path) -> str | None:
     if (s0, s1) != (int.from_bytes(head[24:28], "big"), int.from_bytes(head[28:32], "big")):
         return f"{wal.name} has a damaged header"
     return None
+
+
+@contextmanager
+def sealed_write(
+    db: sqlite3.Connection, lock: threading.Lock, seal: Seal
+) -> Iterator[sqlite3.Connection]:
+    """One write transaction on ``db`` under ``lock``; once it commits, ``seal`` records it."""
+    with lock:
+        with db:
+            yield db
+        seal.write(db)

@@ -12,12 +12,19 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from robomemory.episode import StepRecord
-from robomemory.memory.damage import Seal, Witness, checked_sqlite, disk_full, disk_full_error
+from robomemory.memory.damage import (
+    Seal,
+    Witness,
+    checked_sqlite,
+    disk_full,
+    disk_full_error,
+    sealed_write,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS steps (
@@ -75,13 +82,9 @@ class EpisodeLog:
                 raise disk_full_error(WHAT, self.path) from None
             raise
 
-    @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction under the lock; once it commits, the seal records it."""
-        with self._lock:
-            with self._db:
-                yield self._db
-            self._seal.write(self._db)
+        return sealed_write(self._db, self._lock, self._seal)
 
     def claim(self, episode_id: str, robot_id: str, thread_id: str) -> tuple[bool, str, str]:
         """Claim ``episode_id`` for one robot's thread, atomically: (claimed now, owner robot,

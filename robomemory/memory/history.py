@@ -15,12 +15,18 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from robomemory.memory.damage import Seal, Witness, checked_sqlite, disk_full, disk_full_error
+from robomemory.memory.damage import (
+    Seal,
+    Witness,
+    checked_sqlite,
+    disk_full,
+    disk_full_error,
+    sealed_write,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS changes (
@@ -94,13 +100,9 @@ class MemoryHistory:
                 self._db.execute("ALTER TABLE changes ADD COLUMN op_key TEXT")
             self._db.execute("CREATE UNIQUE INDEX IF NOT EXISTS changes_op_key ON changes(op_key)")
 
-    @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction under the lock; once it commits, the seal records it."""
-        with self._lock:
-            with self._db:
-                yield self._db
-            self._seal.write(self._db)
+        return sealed_write(self._db, self._lock, self._seal)
 
     def record(
         self,
@@ -168,12 +170,8 @@ class MemoryHistory:
         """Ids of ``collection``'s items the history says are held: added, not deleted, and no
         delete of them journaled by an unfinished consolidation (its store delete may be done)."""
         live: set[str] = set()
+        rows = self._adds_and_deletes(collection)
         with self._lock:
-            rows = self._db.execute(
-                "SELECT item_id, event FROM changes WHERE collection = ?"
-                " AND event IN ('ADD', 'DELETE') ORDER BY id",
-                (collection,),
-            ).fetchall()
             pending = self._db.execute(
                 "SELECT value FROM journal WHERE key LIKE ?", (f"{collection}:item:%",)
             ).fetchall()
@@ -186,16 +184,19 @@ class MemoryHistory:
                 live -= {op["item_id"] for op in ops if op.get("op") == "delete"}
         return live
 
-    def deleted_items(self, collection: str) -> set[str]:
-        """Ids of ``collection``'s items whose last ADD or DELETE is a DELETE: the store
-        deleted them before the row was written, so a store holding one lost that delete."""
+    def _adds_and_deletes(self, collection: str) -> list[sqlite3.Row]:
+        """``collection``'s ADD and DELETE rows (item_id, event), oldest first."""
         with self._lock:
-            rows = self._db.execute(
+            return self._db.execute(
                 "SELECT item_id, event FROM changes WHERE collection = ?"
                 " AND event IN ('ADD', 'DELETE') ORDER BY id",
                 (collection,),
             ).fetchall()
-        last = {row["item_id"]: row["event"] for row in rows}
+
+    def deleted_items(self, collection: str) -> set[str]:
+        """Ids of ``collection``'s items whose last ADD or DELETE is a DELETE: the store
+        deleted them before the row was written, so a store holding one lost that delete."""
+        last = {row["item_id"]: row["event"] for row in self._adds_and_deletes(collection)}
         return {item for item, event in last.items() if event == "DELETE"}
 
     # ---- consolidation idempotency ------------------------------------------------------
