@@ -35,6 +35,7 @@ from robomemory.grounding import (
     update_seen,
     wanted_things,
 )
+from robomemory.grounding.states import update_states
 from robomemory.prompts.planner import planner_user
 
 # A neutral API: each verb says what it means; no verb is known to the grounding by name.
@@ -864,3 +865,12 @@ def test_a_search_leads_with_the_act_that_changes_a_closed_thing_here():
         candidates, [], "cookery", task=task, verbs=[*VERBS, unlock, go], held=["keycard"], **world
     )
     assert [str(a) for a in shown][:2] == ["unlock(portal, keycard)", "go(east)"]
+
+
+def test_a_name_with_a_number_gets_its_state_from_the_world_s_words():
+    """ "There is a closed type 7 portal": the text's words skip the number, and the name is
+    read the same way (the portal's state was never kept, so its unlock did not lead)."""
+    states = update_states(
+        {}, "There is a closed type 7 portal leading west.", ["type 7 portal"], VERBS
+    )
+    assert states == {"type 7 portal": "closed"}

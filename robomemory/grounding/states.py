@@ -37,7 +37,9 @@ def update_states(
     thing's state; other mentions ("the red box") leave it as it was."""
     results = set().union(*(verb_results(v) for v in verbs))
     raw = WORD.findall(text.lower())
-    known = sorted(((n.lower().split(), n) for n in names if n.strip()), key=lambda k: -len(k[0]))
+    # a name is read with the text's own word pattern ("type 7 portal" is read "type portal")
+    known = sorted(((WORD.findall(n.lower()), n) for n in names), key=lambda k: -len(k[0]))
+    known = [k for k in known if k[0]]
     out = dict(states)
     i = 0
     while i < len(raw):
