@@ -801,7 +801,7 @@ def test_a_task_that_names_the_thing_to_take_withholds_taking_another():
 def test_the_relation_a_sentence_of_the_task_asks_for_leads():
     """Two pairs of things the task names: the one its sentence asks with the verb leads;
     the one a sentence names with another verb ("retrieve ... from the refrigerator") does
-    not (tw-simple s41 at 2af9e59 led with a named pair never asked and was lost)."""
+    not."""
     put = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["place"])
     verbs = [v for v in VERBS if v.name != "put_down_to"] + [put]
     candidates = [
@@ -854,8 +854,7 @@ def test_a_search_for_the_thing_the_task_asks_goes_where_something_is_left_to_se
 
 def test_a_search_leads_with_the_act_that_changes_a_closed_thing_here():
     """ "Find the pizza", a key held and a closed portal here: unlocking it leads, before the
-    exit not taken (tw-treasure l22 at 22e90cf walked the whole house for 40 steps while the
-    pizza lay five steps behind the portal it was given the key of)."""
+    exit not taken."""
     unlock = VerbSpec(name="unlock", arg_kinds=["object", "object"])
     go = VerbSpec(name="go", arg_kinds=["direction"], moves=True)
     candidates = [act("go(east)"), act("inspect(portal)"), act("unlock(portal, keycard)")]

