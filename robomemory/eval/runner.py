@@ -78,6 +78,7 @@ class SuiteRunner:
         executor_factory: Callable[[TaskSpec], Executor] = make_executor,
         show_progress: bool = True,
         max_steps: int | None = None,
+        robot: str | None = None,
     ):
         self.suite = suite
         self.out = Path(out)
@@ -88,6 +89,7 @@ class SuiteRunner:
         self.executor_factory = executor_factory
         self.show_progress = show_progress
         self.max_steps = max_steps
+        self.robot = robot  # the robot's name (default: the suite's); a fleet names each
         self._memories: dict[tuple[str, str], MemorySystem] = {}
         self._checkpointer = None
 
@@ -175,7 +177,7 @@ class SuiteRunner:
         cfg = self.config.ablate(ablation_names(label))
         cfg.max_steps = self.max_steps or self.suite.max_steps
         cfg.memory.data_dir = self.out / "memory" / f"{agent}__{label}"
-        name = self.suite.name
+        name = self.robot or self.suite.name
         cfg.robot_id = name if self.memory_scope == "suite" else f"{name}__{spec.id}"
         return cfg
 
