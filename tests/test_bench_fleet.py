@@ -125,3 +125,11 @@ def test_bad_choices_are_one_line_errors(tmp_path):
     args = fleet_args(tmp_path / "out", "mysql://x/p", "ok")
     with pytest.raises(ValueError, match="postgresql://"):
         fleet.run_fleet(args)
+
+
+def test_without_a_url_a_server_with_pgvector_is_started_in_the_folder(tmp_path):
+    url = fleet.local_server(tmp_path / "pg")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        assert conn.execute("SELECT '[1,2]'::vector(2)").fetchone()[0] == "[1,2]"
+    assert (tmp_path / "pg" / "PG_VERSION").exists()

@@ -35,6 +35,7 @@ from robomemory.grounding import (
     update_seen,
     wanted_things,
 )
+from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.states import update_states
 from robomemory.prompts.planner import planner_user
 
@@ -866,6 +867,33 @@ def test_a_search_leads_with_the_act_that_changes_a_closed_thing_here():
     assert [str(a) for a in shown][:2] == ["unlock(portal, keycard)", "go(east)"]
 
 
+def test_walks_to_rooms_searched_out_wait_while_an_act_here_opens_the_way():
+    """Every room walked through and nothing closed there: with the unlock of the closed
+    portal here offered, the walks to them are not (a 1.5B planner walked the house eight
+    times past the unlock); with nothing to act on here they come back (never stranded)."""
+    unlock = VerbSpec(name="unlock", arg_kinds=["object", "object"])
+    candidates = [
+        act("navigate_to(bedroom)"),
+        act("navigate_to(study)"),
+        act("unlock(portal, keycard)"),
+        act("inspect(bowl)"),
+    ]
+    path = [
+        ["", "S0", "cookery"],
+        ["navigate_to(study)", "S1", "study"],
+        ["navigate_to(bedroom)", "S2", "bedroom"],
+        ["navigate_to(cookery)", "S3", "cookery"],
+    ]
+    seen = {"portal": "cookery", "bowl": "cookery", "desk": "study"}
+    world = dict(path=path, seen=seen, states={"portal": "closed"}, verbs=[*VERBS, unlock])
+    task = "Find the pizza and pick it up."
+    shown = offered_candidates(candidates, [], "cookery", task=task, held=["keycard"], **world)
+    assert [str(a) for a in shown] == ["unlock(portal, keycard)", "inspect(bowl)"]
+    locked_out = [a for a in candidates if a.verb != "unlock"]
+    shown = offered_candidates(locked_out, [], "cookery", task=task, held=["keycard"], **world)
+    assert {"navigate_to(bedroom)", "navigate_to(study)"} <= {str(a) for a in shown}
+
+
 def test_a_name_with_a_number_gets_its_state_from_the_world_s_words():
     """ "There is a closed type 7 portal": the text's words skip the number, and the name is
     read the same way (the portal's state was never kept, so its unlock did not lead)."""
@@ -873,3 +901,21 @@ def test_a_name_with_a_number_gets_its_state_from_the_world_s_words():
         {}, "There is a closed type 7 portal leading west.", ["type 7 portal"], VERBS
     )
     assert states == {"type 7 portal": "closed"}
+
+
+def test_lessons_on_moves_do_not_steer_the_list():
+    """A lesson does not say where it was learned: "go(west) hurt" from another house does
+    not withhold the way west here, nor does a move that helped there count as help; lessons
+    on other acts still do."""
+    go = VerbSpec(name="go", arg_kinds=["direction"], moves=True)
+    space = ActionSpace(
+        verbs=[*VERBS, go],
+        candidates=[act("go(west)"), act("go(east)"), act("open(chest)"), act("pick_up(cup)")],
+    )
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    lessons = (["go(east)", "pick_up(cup)"], ["go(west)", "open(chest)"])
+    told = brief(space, model, Scene("hall", (), "Look around."), lessons=lessons)
+    shown = [str(a) for a in told.candidates]
+    assert "go(west)" in shown and "open(chest)" not in shown
+    assert told.helped == ["pick_up(cup)"]
+    assert lessons_off_moves(lessons, space.verbs) == (["pick_up(cup)"], ["open(chest)"])

@@ -80,6 +80,7 @@ def brief(
     """The briefing of a step: the offered list (:func:`offer`) and the lines that point
     into it, from facts each derived once (what is missing, what is wanted, what is left)."""
     verbs = space.verbs
+    lessons = lessons_off_moves(lessons, verbs)
     missing = missing_things(world, space.candidates, verbs)
     wanted = None
     if world.notes:
@@ -131,6 +132,16 @@ def brief(
         unvisited=unvisited,
         here=here,
     )
+
+
+def lessons_off_moves(
+    lessons: tuple[Sequence[str], Sequence[str]], verbs: Sequence[VerbSpec]
+) -> tuple[list[str], list[str]]:
+    """(helped, hurt) less the moves: a lesson does not say where it was learned, and a move
+    means a way from one place (``go(west)`` that hurt in one house withheld the only way on
+    in another); the spatial map keeps the ways of a world the robot knows."""
+    moves = meanings(verbs).moves
+    return tuple([a for a in side if a.split("(", 1)[0] not in moves] for side in lessons)
 
 
 def fetch_lines(

@@ -135,7 +135,12 @@ def offer(
             ),
         )
         moves = meanings(verbs).moves
-        if any(a.verb in moves and a not in dead for a in fresh):  # a search is left to make
+        acts = search_moves(fresh, verbs, world, scene.place, routes)
+        # a search is left to make: a move that may lead somewhere new, or an act here that
+        # looks inside or opens the way (unlock the door beside the robot)
+        if any(a.verb in moves and a not in dead for a in fresh) or any(
+            a.verb not in moves for a in acts
+        ):
             fresh = [a for a in fresh if a not in dead]
     refused = any(len(step) > 3 and step[3] is not None for step in world.path)
     kept, last = withhold(

@@ -1,8 +1,10 @@
 """The kill -9 sweep: kill a worker before write point K, resume it in a new process, and
 compare every store with an uninterrupted run.
 
-``python -m reliability.sweep OUT [--points 24] [--postgres URL]`` (tests/ on PYTHONPATH)
-prints one line per point and a total; the reliability test asserts 0 lost, 0 duplicated.
+``python -m reliability.sweep OUT [--points 24] [--postgres URL] [--memory-postgres URL]``
+(tests/ on PYTHONPATH) prints one line per point and a total; the reliability test asserts 0
+lost, 0 duplicated. ``--postgres``: the checkpoints in that server; ``--memory-postgres``: the
+long-term memory (the fleet's store, pgvector); each point gets fresh databases.
 """
 
 from __future__ import annotations
@@ -59,10 +61,17 @@ def worker(data: Path, *args: str, timeout: float = 300) -> subprocess.Completed
     )
 
 
-def reference(out: Path, checkpoints: str | None) -> tuple[dict, list[str]]:
+def _databases(name: str, checkpoints: str | None, memory: str | None) -> list[str]:
+    """The worker's options naming fresh databases ``name`` / ``name_m`` on the servers."""
+    extra = ["--checkpoints", _fresh_database(checkpoints, name)] if checkpoints else []
+    if memory:
+        extra += ["--memory-url", _fresh_database(memory, f"{name}_m")]
+    return extra
+
+
+def reference(out: Path, extra: list[str]) -> tuple[dict, list[str]]:
     """An uninterrupted run: its stores and its numbered write points."""
     log, snap = out / "reference.log", out / "reference.json"
-    extra = ["--checkpoints", checkpoints] if checkpoints else []
     done = worker(out / "reference", "--log", str(log), "--snapshot", str(snap), *extra)
     if done.returncode != 0:
         raise RuntimeError(f"reference run failed:\n{done.stderr[-3000:]}")
@@ -82,11 +91,8 @@ def choose(writes: list[str], n: int, n_consolidation: int = 10) -> list[int]:
     return sorted(points | set(first.values()))
 
 
-def run_point(out: Path, point: int, write: str, ref: dict, pg: str | None) -> PointResult:
+def run_point(out: Path, point: int, write: str, ref: dict, extra: list[str]) -> PointResult:
     data = out / f"k{point}"
-    extra = ["--checkpoints", f"{pg}"] if pg else []
-    if pg:  # one database per point: a schema-less fresh database name in the URL
-        extra = ["--checkpoints", _fresh_database(pg, f"k{point}")]
     killed = worker(data, "--kill-at", str(point), *extra)
     result = PointResult(point, write, killed=killed.returncode == -9)
     if not result.killed:
@@ -114,15 +120,21 @@ def _echo(line: str) -> None:
     print(line, flush=True)
 
 
-def sweep(out: Path, n: int = 24, postgres: str | None = None, echo=_echo) -> list[PointResult]:
+def sweep(
+    out: Path,
+    n: int = 24,
+    postgres: str | None = None,
+    echo=_echo,
+    memory_postgres: str | None = None,
+) -> list[PointResult]:
     out.mkdir(parents=True, exist_ok=True)
-    ref_pg = _fresh_database(postgres, "reference") if postgres else None
-    ref, writes = reference(out, ref_pg)
+    ref, writes = reference(out, _databases("reference", postgres, memory_postgres))
     points = choose(writes, n)
     echo(f"{len(writes)} write points in the task pair; killing at {len(points)} of them")
     results = []
     for point in points:
-        result = run_point(out, point, writes[point - 1], ref, postgres)
+        extra = _databases(f"k{point}", postgres, memory_postgres)  # fresh ones per point
+        result = run_point(out, point, writes[point - 1], ref, extra)
         echo(result.line())
         results.append(result)
     bad = [r for r in results if not r.ok]
@@ -135,9 +147,10 @@ def main() -> None:
     p.add_argument("out", type=Path)
     p.add_argument("--points", type=int, default=24)
     p.add_argument("--postgres", help="checkpoints in this PostgreSQL server (URL)")
+    p.add_argument("--memory-postgres", help="long-term memory in this server (pgvector; URL)")
     p.add_argument("--json", type=Path, help="write each point's differences here")
     args = p.parse_args()
-    results = sweep(args.out, args.points, args.postgres)
+    results = sweep(args.out, args.points, args.postgres, memory_postgres=args.memory_postgres)
     if args.json:
         rows = [vars(r) | {"ok": r.ok} for r in results]
         args.json.write_text(json.dumps(rows, indent=1))

@@ -1,6 +1,7 @@
 """A child process of the reliability tests: one robot plays a lifelong task pair.
 
-``python -m reliability.worker DATA --episodes a,b [--kill-at K] [--log F] [--snapshot F]``
+``python -m reliability.worker DATA --episodes a,b [--kill-at K] [--log F] [--snapshot F]
+[--checkpoints URL] [--memory-url URL]``
 (with ``tests/`` on PYTHONPATH). Each episode resumes from its checkpoint when it has an
 unfinished one, is skipped when finished, and starts afresh otherwise, so running the worker
 again after a kill -9 completes the pair. The model is the FAKE scripted one
@@ -30,6 +31,7 @@ def main() -> None:
     p.add_argument("data", type=Path)
     p.add_argument("--episodes", default=",".join(PAIR))
     p.add_argument("--checkpoints", help="postgresql:// URL (default: SQLite under DATA)")
+    p.add_argument("--memory-url", help="long-term memory in this PostgreSQL (default: shards)")
     p.add_argument("--robot", default=ROBOT)
     p.add_argument("--kill-at", type=int)
     p.add_argument("--log", type=Path, help="append one line per write point")
@@ -41,7 +43,7 @@ def main() -> None:
     episodes = [e for e in args.episodes.split(",") if e]
     for episode in episodes:
         thread = f"{args.robot}-{episode}"  # unique across robots sharing one database
-        with play(args.data, args.robot, PAIR[episode], args.checkpoints) as agent:
+        with play(args.data, args.robot, PAIR[episode], args.checkpoints, args.memory_url) as agent:
             snap = agent.graph.get_state(agent._config(thread))
             if snap.values and not snap.tasks:
                 continue  # finished before
@@ -54,14 +56,16 @@ def main() -> None:
             )
     if args.snapshot:
         threads = [f"{args.robot}-{e}" for e in episodes]
-        with play(args.data, args.robot, PAIR[episodes[0]], args.checkpoints) as agent:
+        first = PAIR[episodes[0]]
+        with play(args.data, args.robot, first, args.checkpoints, args.memory_url) as agent:
             args.snapshot.write_text(json.dumps(snapshot(agent.context.memory, threads)))
 
 
-def play(data: Path, robot: str, game: str, checkpoints: str | None):
+def play(data: Path, robot: str, game: str, checkpoints: str | None, memory_url: str | None = None):
     """The robot's agent on ``game`` (a context manager: closing it closes its memory)."""
     cfg = AgentConfig(robot_id=robot, max_steps=12)
     cfg.memory.data_dir = data
+    cfg.memory.longterm.memory_url = memory_url
     return build_agent(
         cfg,
         TextWorldExecutor(bundled_game(game)),

