@@ -36,7 +36,6 @@ from robomemory.grounding import (
     wanted_things,
 )
 from robomemory.grounding.briefing import lessons_off_moves
-from robomemory.grounding.loops import undone_here
 from robomemory.grounding.states import update_states
 from robomemory.prompts.planner import planner_user
 
@@ -920,31 +919,3 @@ def test_lessons_on_moves_do_not_steer_the_list():
     assert "go(west)" in shown and "open(chest)" not in shown
     assert told.helped == ["pick_up(cup)"]
     assert lessons_off_moves(lessons, space.verbs) == (["pick_up(cup)"], ["open(chest)"])
-
-
-def test_what_was_done_here_is_not_undone_here():
-    """Taken in the garden, not dropped in the garden; opened in the shed, not closed there
-    (a 1.5B planner toggled three vegetables for 24 steps, a toolbox and a door for 10);
-    dropped in the kitchen it may be. A task or a text that names the undoing verb, or a
-    refusal since (no room to carry more), lifts it."""
-    path = [
-        ["", "S0", "garden"],
-        ["pick_up(red apple)", "S1", "garden"],
-        ["open(toolbox)", "S2", "garden"],
-        ["navigate_to(kitchen)", "S3", "kitchen"],
-        ["pick_up(knife)", "S4", "kitchen"],
-    ]
-    candidates = [act("drop(red apple)"), act("close(toolbox)"), act("drop(knife)")]
-    undo = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
-    close = VerbSpec(name="close", arg_kinds=["object"], reverses="open")
-    verbs = [*VERBS, undo, close]
-    here = path[:3]
-    assert undone_here(candidates, here, "garden", verbs) == ["drop(red apple)", "close(toolbox)"]
-    assert undone_here(candidates, path, "kitchen", verbs) == ["drop(knife)"]
-    assert undone_here(candidates, here, "garden", verbs, asked={"close"}) == ["drop(red apple)"]
-    full = [*here, ["pick_up(potato)", "S2", "garden", "you are carrying too many things."]]
-    assert undone_here(candidates, full, "garden", verbs) == []
-    shown = offered_candidates(
-        candidates, [], "garden", path=here, verbs=verbs, task="Cook a meal.", held=["red apple"]
-    )
-    assert [str(a) for a in shown] == ["drop(knife)"]

@@ -9,12 +9,10 @@ answer (:func:`refusal`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
-from robomemory.core import Action, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.spent import FAILED
-from robomemory.grounding.text import parsed
 
 # (action, world after it, place after it[, the answer to a failed action]); the first entry
 # is ("", start world, start place)
@@ -110,42 +108,6 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
     back = len(path) >= 4 and _where(path[-1]) == _where(path[-3])
     if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out and back:
         out.append(acts[-2])
-    return out
-
-
-def undone_here(
-    candidates: Sequence[Action],
-    path: Sequence[Sequence],
-    place: str | None,
-    verbs: Sequence[VerbSpec],
-    asked: Collection[str] = (),
-) -> list[str]:
-    """The candidates that would undo, where it was done, an act of this task on one thing:
-    drop here what was taken here, close here what was opened here (``VerbSpec.reverses``,
-    one argument). Undone in place an act gains nothing; a small model toggles them over
-    two or three things for dozens of steps, a cycle the state rule of :func:`loop_actions`
-    only sees half of. Not when the undoing verb is ``asked`` (named by the task or a text
-    read) or once the world refused an act after the act (a full inventory is made room in
-    by a drop)."""
-    if place is None:
-        return []
-    undoes = {v.name: v.reverses for v in verbs if v.reverses and len(v.arg_kinds) == 1}
-    done_at: dict[tuple[str, str], int] = {}
-    refused_at = -1
-    for i, step in enumerate(path[1:], start=1):
-        if len(step) > 3 and step[3] is not None:
-            refused_at = i
-            continue
-        verb, args = parsed(str(step[0]))
-        if len(args) == 1 and len(path[i - 1]) > 2 and path[i - 1][2] == place == step[2]:
-            done_at[(verb, args[0])] = i  # done here (it was here before and after)
-    out: list[str] = []
-    for a in candidates:
-        undone = undoes.get(a.verb)
-        if undone is None or a.verb in asked or len(a.args) != 1:
-            continue
-        if done_at.get((undone, a.args[0]), -1) > refused_at:
-            out.append(str(a))
     return out
 
 

@@ -28,12 +28,7 @@ from robomemory.grounding.instructions import (
     named_verbs,
     unseen_things,
 )
-from robomemory.grounding.loops import (
-    changing_actions,
-    loop_actions,
-    undone_here,
-    visited_places,
-)
+from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import (
     asked_to_take,
@@ -167,8 +162,6 @@ def set_aside(
     did = [*changing_actions(world.path), *world.done]
     aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
     aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
-    asked = named_verbs(" . ".join([scene.task, *world.read()]), verbs)
-    aside += undone_here(candidates, world.path, scene.place, verbs, asked)
     aside += refused_again(world.path, scene.place)
     return fresh_candidates(candidates, scene.trajectory, scene.place, verbs, aside, scene.held)
 
