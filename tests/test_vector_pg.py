@@ -6,6 +6,8 @@ answers are scripted (a FAKE)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -44,7 +46,7 @@ from test_vector_store import (  # noqa: F401  the store contract
 
 from robomemory.config import MemoryConfig
 from robomemory.memory.longterm import NewItem
-from robomemory.memory.stores import pg_connect
+from robomemory.memory.stores import pg_connect, vector_pg
 from robomemory.memory.stores.vector_pg import PgItemStore
 from robomemory.memory.stores.vector_store import (
     CONTENT,
@@ -394,6 +396,25 @@ def test_a_killed_server_is_a_clear_error_not_a_hang(tmp_path):
             open_robot(url, tmp_path, "r2")
         assert time.monotonic() - start < 10
         system.close()
+
+
+def test_a_frozen_server_is_a_clear_error_not_a_hang(pg_url, monkeypatch):
+    """The server process serving the robot stopped (SIGSTOP): its host still acknowledges
+    TCP and the server never enforces its statement timeout; the client cuts the wait."""
+    monkeypatch.setattr(vector_pg, "ANSWER_TIMEOUT_S", 2.0)
+    store = PgItemStore(pg_url, "semantic", "r1", "c", CONTRACT_DIM)
+    with store._session() as conn:
+        (backend,) = conn.execute("SELECT pg_backend_pid()").fetchone()
+    os.kill(backend, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        with pytest.raises(MemoryServerError, match=r"no answer in 2 s \(a frozen server\?\)"):
+            store.search([Search(unit(0), CONTENT, 1)])
+        assert time.monotonic() - start < 10
+    finally:
+        os.kill(backend, signal.SIGCONT)
+    assert store.search([Search(unit(0), CONTENT, 1)]) == [[]]  # a new connection, usable
+    store.close()
 
 
 def test_a_table_of_another_embedder_is_refused(pg_url):

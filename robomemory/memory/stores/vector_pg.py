@@ -19,13 +19,15 @@ Concurrent robots lose nothing and duplicate nothing:
 
 Connections, statements and lock waits time out (``pg_connect``), so a dead or stuck server
 is one :class:`MemoryServerError` line, never a hang. A broken connection is opened again on
-the next call. A frozen server process on a live host still answers TCP, so only its
-statement timeout (enforced by the server) bounds it: that case is not covered client-side.
+the next call. A frozen server process on a live host still answers TCP and never enforces
+its statement timeout: a session that waits past ``ANSWER_TIMEOUT_S`` has its socket cut.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -52,6 +54,9 @@ from robomemory.memory.stores.vector_store import (
 log = logging.getLogger(__name__)
 
 TABLE_PREFIX = "robomemory_"
+# a session's longest wait for the server's answers (its statements time out at 30 s, its lock
+# waits at 10 s, server-side; past this the server is not answering at all)
+ANSWER_TIMEOUT_S = 60.0
 SETUP_LOCK = 0x72626D76  # the advisory lock serializing table setup across a fleet ("rbmv")
 PROVENANCE = ("created_by", "updated_by", "robots")
 COLUMNS = "id, text, meta, version, created_by, updated_by, robots"
@@ -81,6 +86,31 @@ def _stored(meta: dict) -> dict:
 def _meta(meta: dict, version: int, created: str, updated: str, robots: list[str]) -> dict:
     provenance = dict(zip(PROVENANCE, (created, updated, list(robots)), strict=True))
     return {**meta, "version": version, **provenance}
+
+
+class Watchdog:
+    """Cuts a connection's socket when its session runs past ``seconds``: a frozen server
+    process (SIGSTOP) on a live host still acknowledges TCP and never enforces its statement
+    timeout, so the client's wait is ended here (psycopg then raises OperationalError)."""
+
+    def __init__(self, conn: psycopg.Connection, seconds: float):
+        self.fired = False
+        self._fd = conn.fileno()
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _cut(self) -> None:
+        self.fired = True
+        try:
+            cut = socket.socket(fileno=os.dup(self._fd))
+        except OSError:  # closed meanwhile: nothing to cut
+            return
+        with cut:
+            cut.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 class PgItemStore:
@@ -113,17 +143,25 @@ class PgItemStore:
         """This store's connection (opened again if broken), held by this thread; a server
         that is gone or stuck is one MemoryServerError line."""
         with self._lock:
+            watchdog = None
             try:
                 if self._conn is None or self._conn.closed or self._conn.broken:
                     again = self._conn is not None
                     self._conn = connect(self.url)
                     if again:
                         self._configure(self._conn)
+                watchdog = Watchdog(self._conn, ANSWER_TIMEOUT_S)
                 yield self._conn
             except psycopg.OperationalError as exc:
+                why = one_line(exc)
+                if watchdog is not None and watchdog.fired:
+                    why = f"no answer in {ANSWER_TIMEOUT_S:g} s (a frozen server?)"
                 raise MemoryServerError(
-                    f"long-term memory server {server_name(self.url)}: {one_line(exc)}"
+                    f"long-term memory server {server_name(self.url)}: {why}"
                 ) from None
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
 
     def _setup(self, conn: psycopg.Connection, dim: int) -> None:
         """pgvector, the table and its indexes, once per database (robots starting together
