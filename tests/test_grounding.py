@@ -869,8 +869,8 @@ def test_a_search_leads_with_the_act_that_changes_a_closed_thing_here():
 
 def test_walks_to_rooms_searched_out_wait_while_an_act_here_opens_the_way():
     """Every room walked through and nothing closed there: with the unlock of the closed
-    portal here offered, the walks to them are not (a 1.5B planner walked the house eight
-    times past the unlock); with nothing to act on here they come back (never stranded)."""
+    portal here offered, the walks to them are not; with nothing to act on here they come
+    back (never stranded)."""
     unlock = VerbSpec(name="unlock", arg_kinds=["object", "object"])
     candidates = [
         act("navigate_to(bedroom)"),

