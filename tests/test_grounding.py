@@ -919,3 +919,18 @@ def test_lessons_on_moves_do_not_steer_the_list():
     assert "go(west)" in shown and "open(chest)" not in shown
     assert told.helped == ["pick_up(cup)"]
     assert lessons_off_moves(lessons, space.verbs) == (["pick_up(cup)"], ["open(chest)"])
+
+
+def test_it_in_the_task_is_the_thing_named_before_it():
+    """ "Find the coin and pick it up": what is left is to pick up the coin, not "pick it" (a
+    small model told "pick it" takes whatever is in front of it); once the coin is a known
+    name the instruction is on it, and it is done when the coin is taken."""
+    task = "Find the coin and pick it up."
+    unseen = left_instructions([], [], VERBS, [], task=task)
+    assert [(i.phrase, i.refers, i.described) for i in unseen] == [("pick the coin", True, "coin")]
+    known = left_instructions([], [], VERBS, [], task=task, offered=["coin"])
+    assert [(i.verb, i.thing, i.phrase) for i in known] == [("pick_up", "coin", "pick the coin")]
+    assert left_instructions([], ["pick_up(coin)"], VERBS, [], task=task, offered=["coin"]) == []
+    # the sentence before counts; a thing two sentences back is not what "it" means
+    far = "Open the gate. Walk on. Then pick it up."
+    assert [i.phrase for i in left_instructions([], [], VERBS, [], task=far)] == ["pick it"]

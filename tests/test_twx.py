@@ -76,3 +76,30 @@ def test_candidates_are_the_worlds_valid_actions_and_the_gold_path_stays_in_them
         assert str(action) in texts, (command, texts)
         assert texts[-1] == "task_complete()"
         world.execute(action)
+
+
+def test_each_step_says_the_room_the_world_state_and_what_is_held(world):
+    """Maps, searches and loops need the place and the world's state: the world returns its
+    room and inventory texts with every step (before, place and world were None)."""
+    _task, obs = world.reset()
+    assert obs.place == "kitchen" and obs.world and obs.holding == []
+    start = obs.world
+    taken = world.execute(Action(verb="pick_up", args=["cookbook"])).observation
+    assert taken.place == "kitchen" and taken.holding == ["cookbook"]
+    assert taken.world != start  # the inventory changed: another state
+    opened = world.execute(Action(verb="open", args=["fridge"])).observation
+    assert opened.world not in (start, taken.world)
+    refused = world.execute(Action(verb="go", args=["east"])).observation  # a closed door
+    assert refused.world == opened.world and refused.place == "kitchen"
+
+
+def test_the_worlds_command_words_name_its_verbs_in_tasks():
+    """A coin task says "take it": the world's own command word is the take verb's alias."""
+    from robomemory.executors.envs.twx import VERBS
+    from robomemory.grounding import left_instructions
+
+    task = (
+        "Your task is to search the environment and find the coin. Once you find the coin, take it."
+    )
+    left = left_instructions([], [], [v.spec() for v in VERBS], [], task=task)
+    assert [(i.verb, i.phrase) for i in left] == [("pick_up", "take the coin")]

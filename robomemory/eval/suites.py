@@ -1,8 +1,8 @@
 """Benchmark suites defined in code with fixed seeds, and the executor of each task.
 
 - ``tiny``: the TextWorld games bundled in ``robomemory/data/games`` (no generation).
-- ``tw-cooking-{easy,medium,hard}``: TextWorld cooking games made once by ``tw-make tw-cooking``
-  into a cache folder (``$ROBOMEMORY_HOME/games``), reused afterwards.
+- ``tw-cooking-{easy,medium,hard,hardest}``: TextWorld cooking games made once by ``tw-make
+  tw-cooking`` into a cache folder (``$ROBOMEMORY_HOME/games``), reused afterwards.
 - ``tw-treasure`` / ``tw-coin`` / ``tw-simple``: TextWorld's other ``tw-make`` challenges, made
   and cached the same way (:func:`tw_make_game`); the treasure hunter and the coin collector
   state only their goal ("Find the keycard and pick it up.", ``eval/tw_goal.py``).
@@ -87,7 +87,7 @@ class TextWorldParams(_Params):
     path: str | None = None
     challenge: str | None = None
     settings: str = ""
-    level: Literal["easy", "medium", "hard"] | None = None
+    level: Literal["easy", "medium", "hard", "hardest"] | None = None
     seed: int | None = Field(default=None, ge=0)
 
     @field_validator("challenge")
@@ -222,9 +222,13 @@ TW_LEVELS: dict[str, str] = {
     "easy": "--recipe 1 --take 1 --go 1",
     "medium": "--recipe 2 --take 2 --go 6 --open --cut",
     "hard": "--recipe 3 --take 3 --go 9 --open --cut --cook",
+    # twelve rooms, three ingredients cut and cooked, an inventory that forces drops
+    "hardest": "--recipe 3 --take 2 --go 12 --open --cook --cut --drop",
 }
 TW_SEEDS = (11, 12, 13, 14, 15)
-TW_MAX_STEPS = {"easy": 20, "medium": 40, "hard": 60}
+TW_HARDEST_SEEDS = tuple(range(51, 63))  # twelve games; a user picks fewer with --episodes
+# hardest: a floor below any walkthrough, so each game's limit is twice its walkthrough
+TW_MAX_STEPS = {"easy": 20, "medium": 40, "hard": 60, "hardest": 20}
 
 SW_EASY_TASKS: tuple[tuple[str, int], ...] = (
     ("find-living-thing", 0),
@@ -294,14 +298,14 @@ def _tiny() -> Suite:
     )
 
 
-def _tw_cooking(level: str) -> Suite:
+def _tw_cooking(level: str, seeds: tuple[int, ...] = TW_SEEDS) -> Suite:
     tasks = [
         TaskSpec(
             world="textworld",
             id=f"tw-cooking-{level}-s{seed}",
             params={"level": level, "seed": seed},
         )
-        for seed in TW_SEEDS
+        for seed in seeds
     ]
     return Suite(
         name=f"tw-cooking-{level}",
@@ -396,6 +400,7 @@ SUITES = {
     "tw-cooking-easy": lambda: _tw_cooking("easy"),
     "tw-cooking-medium": lambda: _tw_cooking("medium"),
     "tw-cooking-hard": lambda: _tw_cooking("hard"),
+    "tw-cooking-hardest": lambda: _tw_cooking("hardest", TW_HARDEST_SEEDS),
     "tw-treasure": _tw_treasure,
     "tw-coin": _tw_coin,
     "tw-simple": _tw_simple,

@@ -105,6 +105,16 @@ def instructions(
         after = [content[i] for i in range(start + n, stop) if clause_of[at[i]] == clause]
         if found is None and referring and after and set(after) <= _REFERS:
             written = " ".join(raw[at[start] : at[start + n + len(after) - 1] + 1])
+            named = _antecedent(text, spans[at[start]]) if set(after) <= _POINTERS else None
+            if named is not None:  # "find the coin, take it": it is the coin
+                said = " ".join(raw[at[start] : at[start + n - 1] + 1])
+                name = next((nm for seq, nm in known if seq == word_list(named)), None)
+                if name is not None:
+                    out.append(Instruction(verb.name, name, f"{said} the {named}"))
+                else:
+                    phrase = f"{said} the {named}"
+                    out.append(Instruction(verb.name, None, phrase, refers=True, described=named))
+                continue
             described = _described(text, spans[at[start]])
             if described:  # told only "the thing", a small model commits to any thing
                 said = raw[at[start] : at[start + n]]  # the verb's words, "on the"
@@ -162,6 +172,20 @@ SENTENCE = re.compile(r"[.;!?\n]+")
 # A thing introduced without being named, with the word before it ("find a(n) living thing"):
 # what a later "the thing" means.
 _INTRODUCED = re.compile(r"\b[a-z]+\s+(?:a\(n\)|an|a)\s+[^.,;:!?\n]+")
+
+
+# A thing named with "the", up to the clause's end or a joining word: what "it" stands for.
+_DEFINITE = re.compile(r"\bthe\s+([a-z][a-z -]*?)(?=\s+(?:and|then|or|once|to)\b|\s*[.,;:!?\n]|$)")
+
+
+def _antecedent(text: str, before: int) -> str | None:
+    """What a pronoun at ``before`` (a character offset) stands for: the last thing named
+    with "the" in its sentence or the one before it ("Find the coin and pick it up": coin)."""
+    head = text[:before].lower()
+    starts = [m.end() for m in SENTENCE.finditer(head.rstrip())]
+    since = starts[-2] if len(starts) > 1 else 0  # this sentence and the one before
+    found = [m.group(1).strip() for m in _DEFINITE.finditer(head, since)]
+    return found[-1] if found else None
 
 
 def _described(text: str, before: int) -> str | None:

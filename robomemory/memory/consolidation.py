@@ -3,7 +3,9 @@ the two creators concurrently:
 
 - semantic: the long-term creator (a model call) writes action- and task-level insights from
   the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
-  (its score rose) are helped-lessons beside the creator's; each goes through the Mem0 update;
+  (its score rose) are helped-lessons beside the creator's, and an attempt that did not succeed
+  keeps the cycles that wasted its steps (``memory/cycles.py``) as task lessons in the world's
+  words; each goes through the Mem0 update;
   task lessons are asked only of a task that recalled none (:func:`recalled_task_lessons`);
 - episodic: the creator summarizes the attempt with its outcome; added as a new event (no
   updater: every attempt is kept, the paper's episodic memory records every trajectory);
@@ -29,6 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from robomemory.episode import StepRecord
+from robomemory.memory.cycles import cycle_lessons
 from robomemory.memory.lessons import lesson_text
 from robomemory.memory.longterm import LongTermMemory, NewItem
 from robomemory.memory.system import MemorySystem
@@ -210,6 +213,7 @@ def consolidate(
                 llm,
                 lost,
                 retrieved_ids,
+                success,
             )
         if system.episodic is not None:
             jobs["episodic"] = pool.submit(
@@ -256,6 +260,7 @@ def _semantic(
     llm: NodeLLM,
     lost: bool = False,
     retrieved_ids: Sequence[str] = (),
+    success: bool = True,
 ) -> dict:
     said = {str(s.get("action")): str(s.get("message", "")) for s in trajectory}  # last answer
     task_lessons = not recalled_task_lessons(memory, retrieved_ids)
@@ -267,6 +272,8 @@ def _semantic(
         hurt = list(dict.fromkeys([*losing_steps(trajectory, lost), *res.value.hurt]))
         items = action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
+        if not success:  # what the steps were spent on, in the world's words
+            items += [NewItem(t, "task") for t in cycle_lessons(trajectory)]
         return [i for i in items if i.text.strip()]
 
     created = _created(memory, episode_id, make)

@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from robomemory.core import (
@@ -58,6 +58,24 @@ class Verb:
             reveals=self.reveals,
             takes=self.takes,
         )
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def held_names(inventory: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The known ``names`` an inventory answer lists, each in the words of one of its items up
+    to the item's first full stop ("a picture of a farm.  The artist ..." holds "picture")."""
+    items = [line.split(".")[0] for line in inventory.splitlines()[1:] if line.strip()]
+    known = [(n, _WORD.findall(n.lower())) for n in names]
+    out: list[str] = []
+    for item in items:
+        said = _WORD.findall(item.lower())
+        for name, seq in known:
+            k = len(seq)
+            if k and name not in out and any(said[i : i + k] == seq for i in range(len(said))):
+                out.append(name)
+    return tuple(out)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from robomemory.executors.envs.command_world import (
     CommandWorldExecutor,
     Verb,
     WorldReply,
+    held_names,
 )
 
 log = logging.getLogger(__name__)
@@ -93,24 +94,8 @@ VERBS: tuple[Verb, ...] = (
 )
 
 
-_WORD = re.compile(r"[a-z0-9]+")
 # "This room is called the kitchen." / "This outside location is called the outside."
 _ROOM = re.compile(r"This [a-z ]+? is called the ([a-z ]+?)\.")
-
-
-def held_names(inventory: str, names: Iterable[str]) -> tuple[str, ...]:
-    """The known ``names`` an inventory answer lists, each in the words of one of its items up
-    to the item's first full stop ("a picture of a farm.  The artist ..." holds "picture")."""
-    items = [line.split(".")[0] for line in inventory.splitlines()[1:] if line.strip()]
-    known = [(n, _WORD.findall(n.lower())) for n in names]
-    out: list[str] = []
-    for item in items:
-        said = _WORD.findall(item.lower())
-        for name, seq in known:
-            k = len(seq)
-            if k and name not in out and any(said[i : i + k] == seq for i in range(len(said))):
-                out.append(name)
-    return tuple(out)
 
 
 def room_of(look: str) -> str | None:

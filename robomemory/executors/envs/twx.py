@@ -15,10 +15,12 @@ import re
 from collections.abc import Iterable
 
 from robomemory.core import TASK_COMPLETE
+from robomemory.executors.base import world_digest
 from robomemory.executors.envs.command_world import (
     CommandWorldExecutor,
     Verb,
     WorldReply,
+    held_names,
 )
 
 DIRECTIONS = ("north", "south", "east", "west")
@@ -30,13 +32,15 @@ VERBS: tuple[Verb, ...] = (
     Verb(
         "go", ("direction",), "move {0}", "go through an exit (north/south/east/west)", moves=True
     ),
-    Verb("pick_up", ("object",), "take {0}", takes=True),
+    # aliases: the world's own command words, as its tasks write them ("take it")
+    Verb("pick_up", ("object",), "take {0}", takes=True, aliases=("take",)),
     Verb(
         "put_down_to",
         ("object", "receptacle"),
         "put {0} in {1}",
         "put a held object in/on",
         reverses="pick_up",
+        aliases=("put",),
     ),
     Verb("drop", ("object",), "drop {0}", reverses="pick_up"),
     Verb(
@@ -97,6 +101,9 @@ GAME_VERBS: dict[str, tuple[Verb, ...]] = {
 }
 FOLDS = ("train", "dev", "test")
 
+# The room a "look around" answer names ("You are in the kitchen. ...").
+_ROOM = re.compile(r"^You are in the ([a-z][a-z -]*?)\.")
+
 # "<verb> X" and "<verb> X in Y" forms of TextWorldExpress's valid actions.
 _ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop|touch) (.+)$")
 _TWO_ARGS = re.compile(r"^(put|cook) (.+) in (.+)$")
@@ -147,19 +154,32 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
         )
         self._gold = list(self.env.getGoldActionSequence())
         self._valid = list(info.get("validActions") or [])
-        return str(info.get("taskDescription") or ""), WorldReply(text=obs, score=0.0, done=False)
+        task = str(info.get("taskDescription") or "")
+        return task, WorldReply(text=obs, score=0.0, done=False, **self._where(info))
 
     def _send(self, command: str) -> WorldReply:
         obs, _reward, done, info = self.env.step(command)
         self._valid = list(info.get("validActions") or [])
-        won = bool(info.get("tasksuccess"))
         return WorldReply(
             text=obs,
             score=float(info.get("score", 0.0) or 0.0),
             done=bool(done),
-            won=won,
+            won=bool(info.get("tasksuccess")),
             lost=bool(info.get("taskfailure")),
+            **self._where(info),
         )
+
+    def _where(self, info: dict) -> dict:
+        """Place, world digest and what is held, from the room's and the inventory's texts the
+        world returns with every step (so maps, searches and loops know where the robot is)."""
+        look, inventory = str(info.get("look") or ""), str(info.get("inventory") or "")
+        m = _ROOM.match(look.strip())
+        names = sorted({n for names in self._visible().values() for n in names})
+        return {
+            "place": m.group(1) if m else None,
+            "world": world_digest([look, inventory]) if look else None,
+            "holding": held_names(inventory, names),
+        }
 
     def _visible(self) -> dict[str, list[str]]:
         """Names in the world's currently valid commands: what the agent can see or hold."""

@@ -1,0 +1,125 @@
+"""Lessons from what the world said: a lost attempt keeps the act the world ended it on and
+the cycles that wasted its steps, in the world's words; the next attempt at that task recalls
+them, an unrelated task does not. Cycles are found by a pure function (no store, no model);
+recall runs on REAL Qdrant Edge shards with the real MiniLM embedder; the creator's and the
+updater's answers are scripted (ScriptedChatModel, a fake)."""
+
+from __future__ import annotations
+
+import pytest
+
+from robomemory.config import MemoryConfig, ModelConfig
+from robomemory.memory.consolidation import consolidate
+from robomemory.memory.cycles import cycle_lessons, wasted_cycles
+from robomemory.memory.system import MemorySystem
+from robomemory.structured import StructuredLLM
+from robomemory.testing import ScriptedChatModel
+
+
+def step(n: int, action: str, world: str | None, message: str = "", score: float = 0.0) -> dict:
+    return {
+        "step": n,
+        "action": action,
+        "outcome": "succeeded",
+        "world": world,
+        "message": message,
+        "score": score,
+    }
+
+
+def toggling(start: int = 3, times: int = 4) -> list[dict]:
+    """drop/pick_up of one potato ``times`` times, the world back where it was each time."""
+    out = []
+    for k in range(times):
+        n = start + 2 * k
+        out.append(step(n, "drop(potato)", "floor", "You drop the potato."))
+        out.append(step(n + 1, "pick_up(potato)", "held", "You take the potato."))
+    return out
+
+
+def test_a_cycle_that_brings_the_world_back_is_found_with_the_worlds_words():
+    trajectory = [step(1, "go(north)", "hall"), step(2, "look()", "held"), *toggling()]
+    trajectory.append(step(11, "go(east)", "yard"))
+    (cycle,) = wasted_cycles(trajectory)
+    assert (cycle.first, cycle.last, cycle.actions, cycle.repeats) == (
+        3,
+        10,
+        ("drop(potato)", "pick_up(potato)"),
+        4,
+    )
+    (lesson,) = cycle_lessons(trajectory)
+    assert lesson.startswith("Steps 3-10: drop(potato) -> You drop the potato.")
+    assert "done 4 times" in lesson
+
+
+def test_repeats_that_reach_new_states_or_points_are_no_cycle():
+    """East, east, east through a corridor of new rooms is search, not a cycle; a period over
+    which the score rose made progress; twice is not yet a cycle."""
+    walk = [step(i, "go(east)", f"room {i}") for i in range(1, 6)]
+    assert wasted_cycles(walk) == []
+    scored = toggling()
+    scored[5]["score"] = 1.0
+    assert wasted_cycles(scored) == []
+    assert wasted_cycles(toggling(times=2)) == []
+    unknown = [{**s, "world": None} for s in toggling()]  # a world that gives no state
+    assert len(wasted_cycles(unknown)) == 1
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from robomemory.models import make_embedder
+
+    return make_embedder(ModelConfig(embedder="minilm"))
+
+
+TASK = "Your task is to find a(n) animal. First, focus on the thing. Then, move it to the red box."
+VERDICT = "You focus on the orange. The orange is not an animal. Task failed."
+
+
+def answer(schema, _messages):
+    """The creator names nothing (a small model's answer may well be empty); the updater adds."""
+    name = schema.__name__
+    if name == "MemoryDecision":
+        return {"event": "ADD"}
+    if name == "EpisodeRecord":
+        return {"summary": "Searched the house and focused on the orange."}
+    return {"helped": [], "hurt": [], "task": []}
+
+
+def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_only(
+    tmp_path, minilm
+):
+    cfg = MemoryConfig(data_dir=tmp_path / "mem")
+    cfg.spatial.enabled = False
+    system = MemorySystem.open(cfg, minilm, "r1")
+    try:
+        trajectory = [step(1, "go(outside)", "yard"), *toggling(2)]
+        trajectory.append(step(10, "focus_on(orange)", "yard", VERDICT, score=-100.0))
+        report = consolidate(
+            system,
+            task=TASK,
+            success=False,
+            score=-100.0,
+            max_score=100.0,
+            temporal_text="",
+            trajectory=trajectory,
+            spatial_text="",
+            retrieved_ids=[],
+            episode_id="attempt-1",
+            llm=StructuredLLM(ScriptedChatModel(responder=answer)).for_node("t"),
+            lost=True,
+        )
+        assert report["semantic"]["ADD"] == 2
+        texts = {i.text for i in system.semantic.items()}
+        verdict = f"focus_on(orange) hurt: {VERDICT}"
+        assert verdict in texts  # the act the world ended the task on, and its words
+        assert any(t.startswith("Steps 2-9: drop(potato)") for t in texts)
+
+        again = system.semantic.retrieve(["find an animal to focus on"], TASK)
+        assert {i.text for i in again} == texts  # the same task recalls both
+        other = system.semantic.retrieve(
+            ["how to cook the meal"], "Check the cookbook in the kitchen and cook the meal."
+        )
+        assert other == []  # an unrelated task recalls neither
+    finally:
+        system.close()
