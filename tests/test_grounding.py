@@ -934,3 +934,35 @@ def test_it_in_the_task_is_the_thing_named_before_it():
     # the sentence before counts; a thing two sentences back is not what "it" means
     far = "Open the gate. Walk on. Then pick it up."
     assert [i.phrase for i in left_instructions([], [], VERBS, [], task=far)] == ["pick it"]
+
+
+GO = VerbSpec(name="go", arg_kinds=["direction"], moves=True)  # a move that names no place
+
+
+def test_the_way_back_out_of_a_dead_end_is_offered_while_the_search_is_on():
+    """Hall -> closet -> hall -> closet: south out of the closet would loop, but it is the only
+    move there; set aside, it kept a coin maze's robot in a dead end until the step limit."""
+    space = ActionSpace(
+        verbs=[*VERBS, GO],
+        candidates=[act("go(south)"), act("inspect(shelf)"), act("task_complete()")],
+    )
+    path = [["", "H", "hall"], ["go(north)", "C", "closet"], ["go(south)", "H", "hall"]]
+    path.append(["go(north)", "C", "closet"])
+    seeking = briefed(space, "closet", task="Find the coin and pick it up.", path=path)
+    assert "go(south)" in [str(a) for a in seeking.candidates] and seeking.looped == []
+    idle = briefed(space, "closet", task="Inspect the shelf.", path=path)  # no search: a loop
+    assert "go(south)" not in [str(a) for a in idle.candidates]
+    assert idle.looped == ["go(south)"]
+
+
+def test_where_moves_name_directions_the_search_s_next_acts_are_told_not_places():
+    """Told "Places not visited: go(east)" beside closed doors, a small model walked into
+    them again and again; where moves name no place the line gives the search's next acts,
+    a door to open first."""
+    candidates = [act("go(east)"), act("open(door to east)"), act("task_complete()")]
+    space = ActionSpace(verbs=[*VERBS, GO], candidates=candidates)
+    told = briefed(space, "kitchen", task="Find the coin and pick it up.")
+    assert told.described == ["coin"] and told.unvisited == []
+    assert told.search[0] == "open(door to east)"
+    text = planner_user("Task: x", told, space)
+    assert "To find: coin. Search next: open(door to east), go(east)" in text

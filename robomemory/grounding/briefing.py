@@ -118,12 +118,16 @@ def brief(
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
     described, unvisited, here = finding(space, offered, world, scene.task)
+    if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
+        # moves name no place (directions): the search's next acts instead of a choice here
+        found = search_moves(offered, verbs, world, scene.place, routes)
+        search, here = ([str(a) for a in found], []) if found else (search, here)
     return Briefing(
         candidates=offered,
         last_result=last_result,
         left=[i.phrase for i in left],
         helped=helped_now(lessons[0], offered, world.done),
-        looped=[a for a in loop_actions(world.path) if a in possible],
+        looped=[a for a in loop_actions(world.path) if a in possible - {str(o) for o in offered}],
         missing=missing,
         search=[str(a) for a in search],
         away=away,
@@ -179,19 +183,34 @@ def fetch_lines(
     return (away, [str(a) for a in moves]) if moves else ([], [])
 
 
+def relative_move(action: Action, verbs: Sequence[VerbSpec]) -> bool:
+    """Whether ``action`` moves by a direction (its verb's argument kind), naming no place."""
+    return any(
+        v.name == action.verb and v.moves and v.arg_kinds[:1] == ["direction"] for v in verbs
+    )
+
+
 def finding(
     space: ActionSpace, offered: Sequence[Action], world: WorldModel, task: str
 ) -> tuple[list[str], list[str], list[str]]:
     """(what the task asks to find by description while its act on it is not done, "a(n)
-    plant"; the offered moves to places not visited; once every place is visited, the things
-    here, among which the choice is): all empty when the task describes no such thing."""
+    plant"; the offered moves to places not visited (moves that name a place); once every
+    place is visited, the things here, among which the choice is): all empty when the task
+    describes no such thing."""
     left = left_instructions(world.notes, world.done, space.verbs, [], task=task)
     described = [i.described for i in left if i.refers and i.described]
     if not described:
         return [], [], []
     moves = meanings(space.verbs).moves
     visited = set(visited_places(world.path))
-    ways = [str(a) for a in offered if a.verb in moves and a.args and a.args[0] not in visited]
+    ways = [
+        str(a)
+        for a in offered
+        if a.verb in moves
+        and a.args
+        and a.args[0] not in visited
+        and not relative_move(a, space.verbs)
+    ]  # a move to a direction names no place: it is no "place not visited"
     if ways:
         return described, ways, []
     here = [a.args[0] for a in space.candidates if a.verb not in moves and a.args]

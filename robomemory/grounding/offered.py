@@ -123,6 +123,7 @@ def offer(
         )
     fresh = set_aside(candidates, verbs, world, scene)
     seek = seeking(candidates, verbs, world, scene)
+    fresh += dead_end_ways(candidates, fresh, verbs, world) if seek or missing else []
     if seek:  # the search goes where something is left to search
         dead = searched_out(
             fresh,
@@ -150,6 +151,22 @@ def offer(
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek)
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
+
+
+def dead_end_ways(
+    candidates: Sequence[Action],
+    fresh: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+) -> list[Action]:
+    """While a search is on and no move is left here, the moves set aside as loops: the way
+    back out of a dead end is the search's only way on (set aside, it kept the robot in a
+    room with nothing left to search until the step limit)."""
+    moves = meanings(verbs).moves
+    if any(a.verb in moves for a in fresh):
+        return []
+    looped = set(loop_actions(world.path))
+    return [a for a in candidates if a.verb in moves and str(a) in looped and a not in fresh]
 
 
 def set_aside(

@@ -147,8 +147,8 @@ def planner_user(
         parts.append(unseen_line(b.missing, b.search))
     if b.away and b.fetch:
         parts.append(fetch_line(b.away, b.fetch))
-    if b.described and (b.unvisited or b.here):
-        parts.append(finding_line(b.described, b.unvisited, b.here))
+    if b.described and (b.unvisited or b.here or b.search):
+        parts.append(finding_line(b.described, b.unvisited, b.here, b.search))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
@@ -190,13 +190,22 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
     return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
 
 
-def finding_line(described: Sequence[str], moves: Sequence[str], here: Sequence[str]) -> str:
+def finding_line(
+    described: Sequence[str],
+    moves: Sequence[str],
+    here: Sequence[str],
+    search: Sequence[str] = (),
+) -> str:
     """What the task asks to find by description, no name, and the places not visited yet
-    (without it a small model looks into every thing of the first room); every place visited,
-    the things here, among which the choice is."""
+    (without it a small model looks into every thing of the first room); where moves name no
+    place (directions), the search's next acts, nearest first (told "places not visited:
+    go(east)", a small model walked into closed doors); every place visited, the things here,
+    among which the choice is."""
     line = f"To find: {', '.join(described)}."
     if moves:
         return f"{line} Places not visited: {', '.join(moves[:6])}"
+    if search:
+        return f"{line} Search next: {', '.join(search[:3])}"
     return f"{line} Every place visited; here: {', '.join(here[:8])}"
 
 
