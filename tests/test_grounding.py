@@ -931,6 +931,9 @@ def test_it_in_the_task_is_the_thing_named_before_it():
     known = left_instructions([], [], VERBS, [], task=task, offered=["coin"])
     assert [(i.verb, i.thing, i.phrase) for i in known] == [("pick_up", "coin", "pick the coin")]
     assert left_instructions([], ["pick_up(coin)"], VERBS, [], task=task, offered=["coin"]) == []
+    # taking another thing does not do it (a coin maze's robot took a teapot on the way)
+    assert left_to_do([], ["pick_up(teapot)"], VERBS, [], task=task) == ["pick the coin"]
+    assert left_to_do([], ["pick_up(gold coin)"], VERBS, [], task=task) == []
     # the sentence before counts; a thing two sentences back is not what "it" means
     far = "Open the gate. Walk on. Then pick it up."
     assert [i.phrase for i in left_instructions([], [], VERBS, [], task=far)] == ["pick it"]

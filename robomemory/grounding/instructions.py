@@ -28,6 +28,7 @@ class Instruction(NamedTuple):
     rest: tuple[str, ...] = ()
     refers: bool = False
     described: str = ""  # for one that refers: what the text said of the thing ("a(n) plant")
+    named: bool = False  # it refers to the thing the text named before it ("take it": the coin)
 
     @property
     def on_nothing(self) -> bool:
@@ -113,7 +114,11 @@ def instructions(
                     out.append(Instruction(verb.name, name, f"{said} the {named}"))
                 else:
                     phrase = f"{said} the {named}"
-                    out.append(Instruction(verb.name, None, phrase, refers=True, described=named))
+                    out.append(
+                        Instruction(
+                            verb.name, None, phrase, refers=True, described=named, named=True
+                        )
+                    )
                 continue
             described = _described(text, spans[at[start]])
             if described:  # told only "the thing", a small model commits to any thing
@@ -266,7 +271,9 @@ def left_instructions(
         state = shown.get(ins.thing, "").split() if ins.thing else []
         return not result_forms(ins.phrase.split()[0]).isdisjoint(state)
 
-    def over(ins: Instruction) -> bool:  # one that refers is done on whatever thing it was
+    def over(ins: Instruction) -> bool:  # one that refers is done on whatever thing it was,
+        if ins.named:  # but on the thing named before it ("take it": a coin, not a teapot)
+            return any(v == ins.verb and t and words(ins.described) <= words(t) for v, t in did)
         return (ins.verb, ins.thing) in did or (ins.refers and ins.verb in done_verbs)
 
     done_verbs = {verb for verb, _ in did}
