@@ -969,3 +969,40 @@ def test_where_moves_name_directions_the_search_s_next_acts_are_told_not_places(
     assert told.search[0] == "open(door to east)"
     text = planner_user("Task: x", told, space)
     assert "To find: coin. Search next: open(door to east), go(east)" in text
+
+
+def test_a_move_taken_from_here_before_leads_where_it_led():
+    """go(west) from the bath led to the hall, searched out: it is no exit to a new place,
+    while go(north), never taken, may be (a coin maze's robot shuttled back where it came
+    from, every direction ranked as new)."""
+    space = ActionSpace(verbs=[*VERBS, GO], candidates=[act("go(west)"), act("go(north)")])
+    path = [["", "H", "hall"], ["go(east)", "B", "bath"], ["go(west)", "H", "hall"]]
+    path += [["go(east)", "B", "bath"], ["inspect(towel)", "B2", "bath"]]  # no loop from B2
+    told = briefed(space, "bath", task="Find the coin and pick it up.", path=path)
+    assert told.search == ["go(north)"]
+    left = briefed(
+        space,
+        "bath",
+        task="Find the coin and pick it up.",
+        path=path,
+        exits={"hall": ["go(south)"]},
+    )
+    assert left.search == ["go(north)", "go(west)"]  # the hall still has an exit not taken
+
+
+def test_what_blocks_a_refused_move_is_opened_here_whatever_was_opened_elsewhere():
+    """Each room has its "door to south": one opened in the kitchen is not the one that
+    refused go(south) in the living room, which is the one to open there."""
+    candidates = [act("go(north)"), act("open(door to south)"), act("task_complete()")]
+    space = ActionSpace(verbs=[*VERBS, GO], candidates=candidates)
+    path = [["", "K", "kitchen"], ["open(door to south)", "K2", "kitchen"]]
+    path.append(["go(south)", "L", "living room"])
+    task = "Find the coin and pick it up."
+    before = briefed(space, "living room", task=task, path=path)
+    assert before.search == ["go(north)"]  # opened (in the kitchen) is revealed
+    path.append(["go(south)", "L", "living room", "you can't move there, the door is closed."])
+    refused = briefed(space, "living room", task=task, path=path)
+    assert refused.search[0] == "open(door to south)"
+    path.append(["open(door to south)", "L2", "living room"])
+    opened = briefed(space, "living room", task=task, path=path)
+    assert "open(door to south)" not in opened.search  # opened here: nothing left to open

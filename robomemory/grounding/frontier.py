@@ -49,6 +49,7 @@ def exploration(
     routes: Sequence[Route] = (),
     exits: Mapping[str, Sequence[str]] | None = None,
     closed: Mapping[str, Sequence[str]] | None = None,
+    led: Mapping[str, str] | None = None,
 ) -> list[Action]:
     """The candidates that search, nearest first: a reveal (``VerbSpec.reveals``: open, look
     in) of a thing not yet revealed (``revealed``) here, or another act that changes a thing
@@ -56,8 +57,9 @@ def exploration(
     place not ``visited``, one not named as a place (an exit: ``go(north)``) one hop away, a
     named one by its hops over ``routes`` (unknown: last); then a move back to a visited
     place with an exit not taken (``exits``, :func:`untaken_exits`) or a thing shown closed
-    (``closed``, :func:`closed_at`), one hop further than it. The world's order breaks
-    ties."""
+    (``closed``, :func:`closed_at`), one hop further than it. A move taken from here before
+    leads where it led (``led``, :func:`moves_led`: ``go(west)`` back to the hall is no exit
+    to a new place). The world's order breaks ties."""
     meaning = meanings(verbs)
     places = {p for r in routes for p in (r.src, r.dst)} | set(visited)
     distance = hops(routes, here)
@@ -65,6 +67,8 @@ def exploration(
     ranked: list[tuple[int, int, Action]] = []
     for i, action in enumerate(candidates):
         target = action.args[0] if action.args else None
+        if action.verb in meaning.moves and str(action) in (led or {}):
+            target = (led or {})[str(action)]  # the place it led to, by name
         if action.verb in meaning.reveals and target is not None and target not in revealed:
             ranked.append((0, i, action))
         elif target in shut and action.verb not in meaning.informs | meaning.moves:
@@ -74,6 +78,43 @@ def exploration(
         elif action.verb in meaning.moves and target != here and _unsearched(target, exits, closed):
             ranked.append((distance.get(target, _FAR - 1) + 1, i, action))
     return [a for _, _, a in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def moves_led(path: Sequence[Sequence], here: str | None) -> dict[str, str]:
+    """Per move the task's ``path`` took from ``here``, the place it led to (the newest)."""
+    out: dict[str, str] = {}
+    for before, step in pairwise(path):
+        if len(before) > 2 and len(step) > 2 and before[2] == here and step[2] not in (None, here):
+            out[str(step[0])] = str(step[2])
+    return out
+
+
+def blocking(
+    path: Sequence[Sequence],
+    here: str | None,
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+) -> set[str]:
+    """The things offered here whose name holds the argument of a move the world refused
+    here ("go(south)": the door is closed -> "door to south") and that no reveal here acted
+    on since: what blocks the way, to open here whatever was opened elsewhere under that
+    name (each room has its "door to south")."""
+    meaning = meanings(verbs)
+    names = {n for a in candidates for n in a.args}
+    out: set[str] = set()
+    for s in path[1:]:
+        verb, args = parsed(str(s[0]))
+        if len(s) < 3 or s[2] != here or not args:
+            continue
+        if verb in meaning.moves and len(s) > 3 and s[3]:
+            out |= {n for n in names if _holds(word_list(n), word_list(args[0]))}
+        elif verb in meaning.reveals and not (len(s) > 3 and s[3]):
+            out.discard(args[0])
+    return out
+
+
+def _holds(name: list[str], part: list[str]) -> bool:
+    return any(name[i : i + len(part)] == part for i in range(len(name) - len(part) + 1))
 
 
 def _unsearched(

@@ -15,10 +15,12 @@ from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.frontier import (
     act_moves,
+    blocking,
     closed_at,
     exploration,
     fetch_moves,
     known_things,
+    moves_led,
     revealed_things,
     searched_out,
 )
@@ -336,10 +338,12 @@ def search_moves(
         verbs,
         here=place,
         visited=visited_places(world.path),
-        revealed=revealed_things(world.acted(), verbs),
+        revealed=revealed_things(world.acted(), verbs)
+        - blocking(world.path, place, candidates, verbs),
         routes=routes,
         exits=world.exits,
         closed=closed_things(world, verbs),
+        led=moves_led(world.path, place) if place else None,
     )
 
 
