@@ -14,7 +14,7 @@ from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import parsed, word_list
+from robomemory.grounding.text import holds, parsed, word_list
 
 _FAR = 1 << 20  # a place no known route reaches
 
@@ -107,14 +107,10 @@ def blocking(
         if len(s) < 3 or s[2] != here or not args:
             continue
         if verb in meaning.moves and len(s) > 3 and s[3]:
-            out |= {n for n in names if _holds(word_list(n), word_list(args[0]))}
+            out |= {n for n in names if holds(word_list(n), word_list(args[0]))}
         elif verb in meaning.reveals and not (len(s) > 3 and s[3]):
             out.discard(args[0])
     return out
-
-
-def _holds(name: list[str], part: list[str]) -> bool:
-    return any(name[i : i + len(part)] == part for i in range(len(name) - len(part) + 1))
 
 
 def _unsearched(
