@@ -28,6 +28,7 @@ from robomemory.grounding import (
     meanings,
     offered_candidates,
     path_of,
+    task_choice,
     unseen_things,
     untaken_exits,
     update_acts_at,
@@ -680,6 +681,44 @@ def test_the_planner_is_told_what_the_task_describes_and_the_places_not_visited(
     done = briefed(space, None, task=task, path=path, done=["paint(cup)"])
     assert (done.described, done.unvisited, done.here) == ([], [], [])
     assert briefed(space, None, task="Paint the box.", path=path).described == []
+
+
+def test_once_every_place_is_visited_the_tasks_pick_among_the_things_here_leads():
+    """ "Find a red thing. First, paint the thing." names no thing: only the world judges a
+    pick, and the paint is the pick. While a place is not visited the search leads; once
+    every one is, the paint of each thing here leads, of what the robot holds last (it needed
+    no search), and the planner is told what was seen in the other places."""
+    task = "Find a red thing. First, paint the thing."
+    candidates = [act("navigate_to(attic)"), act("navigate_to(hall)"), act("open(closet)")]
+    candidates += [act("paint(mug)"), act("paint(closet)"), act("pick_up(closet)")]
+    space = ActionSpace(verbs=VERBS, candidates=candidates)
+    path = [["", "S0", "shop"], ["navigate_to(hall)", "S1", "hall"]]
+    seen = {"mug": "hall", "closet": "hall", "red kite": "attic", "shop": "hall"}
+    searching = briefed(space, None, ("mug",), task, path=path, seen=seen)
+    assert str(searching.candidates[0]) == "navigate_to(attic)" and searching.elsewhere == []
+    path = [*path, ["navigate_to(attic)", "S2", "attic"], ["navigate_to(hall)", "S3", "hall"]]
+    told = briefed(space, "hall", ("mug",), task, path=path, seen=seen)
+    assert [str(a) for a in told.candidates[:2]] == ["paint(closet)", "paint(mug)"]
+    assert told.elsewhere == ["attic: red kite"]  # neither here, nor held, nor a place
+    text = planner_user("Task: x", told, space)
+    assert text.splitlines()[-3].endswith("; here: closet, mug. Seen elsewhere: attic: red kite")
+    assert task_choice(candidates, VERBS, WorldModel(path=path), "Paint the closet.") == []
+    # a thing whose name holds the description's words: painted first here, else the way to
+    # where it was seen leads, a move back to a visited place included
+    kite = [*candidates, act("paint(kite)"), act("paint(red kite)")]
+    world = WorldModel(path=path, seen=seen)
+    here = task_choice(kite, VERBS, world, "Find a kite. First, paint the thing.")
+    assert [str(a) for a in here[:2]] == ["paint(kite)", "paint(red kite)"]
+    away = task_choice(candidates, VERBS, world, "Find a kite. First, paint the thing.")
+    assert [str(a) for a in away] == ["navigate_to(attic)", "paint(mug)", "paint(closet)"]
+
+
+def test_a_world_whose_moves_are_directions_has_no_pick_after_a_search():
+    """go(east) names no place: "every place visited" cannot be known, the search goes on."""
+    verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True), *VERBS[1:]]
+    candidates = [act("go(east)"), act("paint(mug)")]
+    world = WorldModel(path=[["", "S0", "hall"]])
+    assert task_choice(candidates, verbs, world, "Find a red thing. First, paint the thing.") == []
 
 
 def _failing(step: int, action: str, message: str, place: str = "lab", ok: bool = False) -> dict:

@@ -73,7 +73,7 @@ def minilm():
 
 
 TASK = "Your task is to find a(n) animal. First, focus on the thing. Then, move it to the red box."
-VERDICT = "You focus on the orange. The orange is not an animal. Task failed."
+SAID = "You focus on the orange."  # ScienceWorld's whole answer to a wrong focus
 
 
 def answer(schema, _messages):
@@ -94,7 +94,7 @@ def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_on
     system = MemorySystem.open(cfg, minilm, "r1")
     try:
         trajectory = [step(1, "go(outside)", "yard"), *toggling(2)]
-        trajectory.append(step(10, "focus_on(orange)", "yard", VERDICT, score=-100.0))
+        trajectory.append(step(10, "focus_on(orange)", "yard", SAID, score=-100.0))
         report = consolidate(
             system,
             task=TASK,
@@ -111,8 +111,10 @@ def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_on
         )
         assert report["semantic"]["ADD"] == 2
         texts = {i.text for i in system.semantic.items()}
-        verdict = f"focus_on(orange) hurt: {VERDICT}"
-        assert verdict in texts  # the act the world ended the task on, and its words
+        # the act the world ended the task on, its verdict (the score fell, the task lost: the
+        # world's words alone read as a step that went well), and its words
+        verdict = f"focus_on(orange) hurt: score 0 -> -100, the task lost: {SAID}"
+        assert verdict in texts
         assert any(t.startswith("Steps 2-9: drop(potato)") for t in texts)
 
         again = system.semantic.retrieve(["find an animal to focus on"], TASK)

@@ -5,7 +5,8 @@ its verbs mean (``VerbSpec``: reads, moves, reverses, irreversible, reveals). Be
 reach a prompt, actions the episode has shown useless here are set aside (:mod:`.spent`),
 and those that would loop (:mod:`.loops`) or repeat an irreversible act; the rest are ranked
 against what was read (:mod:`.instructions`, :mod:`.states`, :mod:`.ranking`), with the
-search for a thing not seen yet first (:mod:`.frontier`), in the stages of :mod:`.offer`.
+search for a thing not seen yet first (:mod:`.frontier`), and once the search for what the
+task only describes is over its pick (:mod:`.choice`), in the stages of :mod:`.offer`.
 What the world showed this task is one typed :class:`WorldModel` (:mod:`.world`); what a step
 tells the planner and the critic is one :class:`Briefing` (:mod:`.briefing`). The model still
 chooses. This
@@ -13,6 +14,7 @@ package imports only from ``core`` and ``episode``: no world's words live here.
 """
 
 from robomemory.grounding.briefing import Briefing, brief
+from robomemory.grounding.choice import task_choice
 from robomemory.grounding.frontier import (
     act_moves,
     exploration,
@@ -79,6 +81,7 @@ from robomemory.grounding.world import WorldModel, known_names
 __all__ = [
     "act_moves",
     "brief",
+    "task_choice",
     "Briefing",
     "by_relevance",
     "changing_actions",

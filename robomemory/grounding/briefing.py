@@ -4,11 +4,12 @@ once from the world model and the actions possible now (pure; the ``ground`` nod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from robomemory.core import Action, ActionSpace, Route, VerbSpec
+from robomemory.grounding.choice import described_things, unvisited_moves
 from robomemory.grounding.frontier import act_moves, fetch_moves
 from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import loop_actions, visited_places
@@ -24,6 +25,9 @@ from robomemory.grounding.offered import (
 from robomemory.grounding.ranking import helped_now
 from robomemory.grounding.text import word_list
 from robomemory.grounding.world import WorldModel, known_names
+
+SEEN_PER_PLACE = 6  # things named per other place once the search is over
+SEEN_NAME_CHARS = 40  # longer names are a world's disambiguations ("book in shelf containing")
 
 
 class Briefing(BaseModel):
@@ -64,6 +68,10 @@ class Briefing(BaseModel):
     )
     here: list[str] = Field(
         default_factory=list, description="every place visited: the things here to choose from"
+    )
+    elsewhere: list[str] = Field(
+        default_factory=list,
+        description="every place visited: the things seen in each other place, 'place: a, b'",
     )
 
 
@@ -135,6 +143,11 @@ def brief(
         described=described,
         unvisited=unvisited,
         here=here,
+        elsewhere=(
+            seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
+            if here
+            else []
+        ),
     )
 
 
@@ -183,6 +196,24 @@ def fetch_lines(
     return (away, [str(a) for a in moves]) if moves else ([], [])
 
 
+def seen_elsewhere(
+    seen: Mapping[str, str],
+    here: str | None,
+    held: Collection[str] = (),
+    places: Collection[str] = (),
+) -> list[str]:
+    """What was last seen in each place but ``here``, as 'place: a, b', in the order seen:
+    once the search is over the choice may be in another room (it ends wherever the last
+    unvisited place was). At most SEEN_PER_PLACE things a place; what is held, the
+    ``places`` and names over SEEN_NAME_CHARS are left out."""
+    by_place: dict[str, list[str]] = {}
+    for thing, place in seen.items():
+        shown = len(thing) <= SEEN_NAME_CHARS and thing not in held and thing not in places
+        if place and place != here and shown:
+            by_place.setdefault(place, []).append(thing)
+    return [f"{p}: {', '.join(things[:SEEN_PER_PLACE])}" for p, things in by_place.items()]
+
+
 def relative_move(action: Action, verbs: Sequence[VerbSpec]) -> bool:
     """Whether ``action`` moves by a direction (its verb's argument kind), naming no place."""
     return any(
@@ -197,21 +228,12 @@ def finding(
     plant"; the offered moves to places not visited (moves that name a place); once every
     place is visited, the things here, among which the choice is): all empty when the task
     describes no such thing."""
-    left = left_instructions(world.notes, world.done, space.verbs, [], task=task)
-    described = [i.described for i in left if i.refers and i.described]
+    described = described_things(world, space.verbs, task)
     if not described:
         return [], [], []
-    moves = meanings(space.verbs).moves
-    visited = set(visited_places(world.path))
-    ways = [
-        str(a)
-        for a in offered
-        if a.verb in moves
-        and a.args
-        and a.args[0] not in visited
-        and not relative_move(a, space.verbs)
-    ]  # a move to a direction names no place: it is no "place not visited"
+    ways = [str(a) for a in unvisited_moves(offered, space.verbs, world)]
     if ways:
         return described, ways, []
+    moves = meanings(space.verbs).moves
     here = [a.args[0] for a in space.candidates if a.verb not in moves and a.args]
     return described, [], list(dict.fromkeys(here))

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
+from robomemory.grounding.choice import task_choice
 from robomemory.grounding.frontier import (
     act_moves,
     blocking,
@@ -33,6 +34,7 @@ from robomemory.grounding.instructions import (
 from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import (
+    WHOLE_VERB_SHOWN,
     asked_to_take,
     by_relevance,
     cut_per_verb,
@@ -106,7 +108,8 @@ def offer(
     """The candidates a prompt shows, in five stages: :func:`set_aside` what the task has
     shown useless or looping, :func:`withhold` what lessons say hurt and irreversible acts
     nothing asks for, :func:`by_relevance` (rank) against what was read, :func:`promote` what
-    leads (the task's read and way, the search, the fetch), :func:`cut` to ``limit``.
+    leads (the task's read and way, the search, the fetch; once the search for what the task
+    only describes is over, its pick, :func:`task_choice`), :func:`cut` to ``limit``.
     ``lessons`` = (helped, hurt) actions long-term memory recalls; ``missing`` and
     ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them.
     The planner, the critic and the baselines all see this list."""
@@ -151,6 +154,15 @@ def offer(
     )
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek)
+    # the search for what the task only describes is over: its pick here, or the way back to
+    # where a thing that answers it was seen (a move set aside as a loop included)
+    moves = meanings(verbs).moves
+    choice = [
+        a
+        for a in task_choice(candidates, verbs, world, scene.task, scene.held)
+        if a in ranked or a.verb in moves
+    ][:WHOLE_VERB_SHOWN]
+    leads = choice + [a for a in leads if a not in choice]
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
 
@@ -239,7 +251,8 @@ def promote(
     task asks to take a thing not seen (``seek``, :func:`seeking`): the search for it
     (:func:`exploration`). Once something is read, first the way to where a
     thing what is left needs was last seen (:func:`fetch_moves`), else, with nothing
-    searched for, the way to where the next act on nothing was offered (:func:`act_moves`)."""
+    searched for, the way to where the next act on nothing was offered (:func:`act_moves`).
+    Before all of them the goal itself (:func:`task_asked`)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []

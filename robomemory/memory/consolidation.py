@@ -5,7 +5,8 @@ the two creators concurrently:
   the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
   (its score rose) are helped-lessons beside the creator's, and an attempt that did not succeed
   keeps the cycles that wasted its steps (``memory/cycles.py``) as task lessons in the world's
-  words; each goes through the Mem0 update;
+  words, and a step that lost points or the task its verdict (:func:`verdicts`); each goes
+  through the Mem0 update;
   task lessons are asked only of a task that recalled none (:func:`recalled_task_lessons`);
 - episodic: the creator summarizes the attempt with its outcome; added as a new event (no
   updater: every attempt is kept, the paper's episodic memory records every trajectory);
@@ -111,6 +112,26 @@ def losing_steps(trajectory: Sequence[StepRecord], lost: bool) -> list[str]:
     if lost and trajectory and str(trajectory[-1]["action"]) not in out:
         out.append(str(trajectory[-1]["action"]))
     return out[::-1]
+
+
+def verdicts(trajectory: Sequence[StepRecord], lost: bool) -> dict[str, str]:
+    """What the world's verdict on each losing step was (:func:`losing_steps`), before what it
+    said: "score 25 -> -100, the task lost: You focus on the orange." (ScienceWorld's words
+    for a wrong focus are only "You focus on the orange."; the score and the end are its
+    verdict, and a lesson without them reads as a step that went well)."""
+    out: dict[str, str] = {}
+    before = 0.0
+    for i, step in enumerate(trajectory):
+        score = step.get("score")
+        ended = lost and i == len(trajectory) - 1
+        fell = score is not None and score < before
+        if fell or ended:
+            said = [f"score {before:g} -> {score:g}"] if fell else []
+            said += ["the task lost"] if ended else []
+            message = " ".join(str(step.get("message", "")).split())
+            out[str(step["action"])] = f"{', '.join(said)}: {message}".rstrip(": ")
+        before = score if score is not None else before
+    return out
 
 
 def render_trajectory(trajectory: Sequence[StepRecord], limit: int = MAX_STEPS_SHOWN) -> str:
@@ -263,6 +284,7 @@ def _semantic(
     success: bool = True,
 ) -> dict:
     said = {str(s.get("action")): str(s.get("message", "")) for s in trajectory}  # last answer
+    said |= verdicts(trajectory, lost)  # a losing step's lesson leads with the world's verdict
     task_lessons = not recalled_task_lessons(memory, retrieved_ids)
     schema = prompts.insights_model(tuple(said), task_lessons)
 

@@ -148,7 +148,7 @@ def planner_user(
     if b.away and b.fetch:
         parts.append(fetch_line(b.away, b.fetch))
     if b.described and (b.unvisited or b.here or b.search):
-        parts.append(finding_line(b.described, b.unvisited, b.here, b.search))
+        parts.append(finding_line(b.described, b.unvisited, b.here, b.search, b.elsewhere))
     if critique:
         parts.append(f"The critic rejected the last plan: {critique}")
     parts.append("Choose the next action.")
@@ -195,18 +195,21 @@ def finding_line(
     moves: Sequence[str],
     here: Sequence[str],
     search: Sequence[str] = (),
+    elsewhere: Sequence[str] = (),
 ) -> str:
     """What the task asks to find by description, no name, and the places not visited yet
     (without it a small model looks into every thing of the first room); where moves name no
     place (directions), the search's next acts, nearest first (told "places not visited:
     go(east)", a small model walked into closed doors); every place visited, the things here,
-    among which the choice is."""
+    among which the choice is, and those seen in the other places (the search ends in
+    whichever room was left last: a plant was not among the things outside)."""
     line = f"To find: {', '.join(described)}."
     if moves:
         return f"{line} Places not visited: {', '.join(moves[:6])}"
     if search:
         return f"{line} Search next: {', '.join(search[:3])}"
-    return f"{line} Every place visited; here: {', '.join(here[:8])}"
+    line = f"{line} Every place visited; here: {', '.join(here[:8])}"
+    return f"{line}. Seen elsewhere: {'; '.join(elsewhere)}" if elsewhere else line
 
 
 def looped_line(looped: Sequence[str]) -> str:

@@ -1,0 +1,76 @@
+"""The choice a described task turns on (pure): "find a(n) animal, first focus on the thing"
+names no thing, so only the world can judge a pick, and an irreversible act is the pick. Once
+every place is visited the search is over; the task's irreversible act on the things here then
+leads, so the robot picks instead of wandering to the step limit, and a wrong pick's verdict
+becomes a lesson that withholds it next time (``memory/consolidation.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from robomemory.core import Action, VerbSpec
+from robomemory.grounding.instructions import left_instructions, named_verbs
+from robomemory.grounding.loops import visited_places
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.text import word_list
+from robomemory.grounding.world import WorldModel
+
+
+def described_things(world: WorldModel, verbs: Sequence[VerbSpec], task: str) -> list[str]:
+    """What the task asks to find by description only ("a(n) plant"), while its act on it is
+    not done."""
+    left = left_instructions(world.notes, world.done, verbs, [], task=task)
+    return [i.described for i in left if i.refers and i.described]
+
+
+def by_direction(verbs: Sequence[VerbSpec]) -> set[str]:
+    """The move verbs whose argument is a direction ("go(north)"): they name no place."""
+    return {v.name for v in verbs if v.moves and v.arg_kinds[:1] == ["direction"]}
+
+
+def unvisited_moves(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel
+) -> list[Action]:
+    """The moves among ``candidates`` to places not visited yet (a move by direction names no
+    place: it is none of them)."""
+    moves = meanings(verbs).moves - by_direction(verbs)
+    visited = set(visited_places(world.path))
+    return [a for a in candidates if a.verb in moves and a.args and a.args[0] not in visited]
+
+
+def answers(name: str, described: Sequence[str]) -> bool:
+    """Whether a thing's name holds every word of a description ("adult pea plant" answers
+    "a(n) plant"; "door to living room" does not answer "a(n) living thing")."""
+    said = set(word_list(name))
+    return any(
+        (need := {w for w in word_list(d) if len(w) > 1}) and need <= said for d in described
+    )
+
+
+def task_choice(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    task: str,
+    held: Collection[str] = (),
+) -> list[Action]:
+    """The task's irreversible acts on the things here, once the task describes its thing and
+    every place the moves name is visited; empty otherwise, and where moves go by direction
+    (such a world has no "every place": its search goes on, ``frontier.exploration``).
+    A thing whose name :func:`answers` the description comes first, what the robot holds
+    last (it was not found: a thing held would have needed no search); with none here that
+    answers it, the moves to where one was seen lead."""
+    moves = meanings(verbs).moves
+    if {a.verb for a in candidates if a.verb in moves} & by_direction(verbs):
+        return []
+    described = described_things(world, verbs, task)
+    if unvisited_moves(candidates, verbs, world) or not described:
+        return []
+    picks = named_verbs(task, verbs) & meanings(verbs).irreversible
+    chosen = [a for a in candidates if a.verb in picks and a.args]
+    chosen.sort(key=lambda a: (not answers(a.args[0], described), a.args[0] in held))
+    if chosen and answers(chosen[0].args[0], described):
+        return chosen
+    there = {p for t, p in world.seen.items() if answers(t, described)}
+    ways = [a for a in candidates if a.verb in moves and a.args and a.args[0] in there]
+    return ways + chosen
