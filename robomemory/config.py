@@ -177,6 +177,11 @@ class LongTermConfig(StrictModel):
     )
     semantic_action_n: int = Field(default=2, ge=0, description="N_s: action-level insights.")
     semantic_task_n: int = Field(default=2, ge=0, description="N_t: task-level insights.")
+    semantic_verdict_n: int = Field(
+        default=2,
+        ge=0,
+        description="Verdicts: steps the world scored down or ended a task on, in its words.",
+    )
     episodic_n: int = Field(default=5, ge=0, description="Episodes retrieved.")
     max_item_chars: int = Field(
         default=600, ge=50, le=20_000, description="One long-term item (longer ones are cut)."

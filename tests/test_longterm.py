@@ -426,7 +426,8 @@ def test_a_step_embeds_its_queries_once_and_searches_once_per_branch(tmp_path):
     system.semantic.retrieve(queries, "unlock the front door")
     system.episodic.retrieve(queries, "unlock the front door")
     assert sorted(emb.texts[before:]) == sorted([*queries, "unlock the front door"])
-    assert batches == [2 * (1 + len(queries)), 1 + len(queries)]  # one batch per branch
+    # one batch per branch: semantic's three levels (action, verdict, task), episodic's one
+    assert batches == [3 * (1 + len(queries)), 1 + len(queries)]
     system.close()
 
 

@@ -125,7 +125,7 @@ def brief(
     possible = {str(a) for a in space.candidates}
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
-    described, unvisited, here = finding(space, offered, world, scene.task)
+    described, unvisited, here = finding(space, world, scene.task)
     if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
         # moves name no place (directions): the search's next acts instead of a choice here
         found = search_moves(offered, verbs, world, scene.place, routes)
@@ -222,16 +222,17 @@ def relative_move(action: Action, verbs: Sequence[VerbSpec]) -> bool:
 
 
 def finding(
-    space: ActionSpace, offered: Sequence[Action], world: WorldModel, task: str
+    space: ActionSpace, world: WorldModel, task: str
 ) -> tuple[list[str], list[str], list[str]]:
     """(what the task asks to find by description while its act on it is not done, "a(n)
-    plant"; the offered moves to places not visited (moves that name a place); once every
+    plant"; the moves to places not visited (moves that name a place; they lead the list,
+    ``choice.task_choice``); once every
     place is visited, the things here, among which the choice is): all empty when the task
     describes no such thing."""
     described = described_things(world, space.verbs, task)
     if not described:
         return [], [], []
-    ways = [str(a) for a in unvisited_moves(offered, space.verbs, world)]
+    ways = [str(a) for a in unvisited_moves(space.candidates, space.verbs, world)]
     if ways:
         return described, ways, []
     moves = meanings(space.verbs).moves

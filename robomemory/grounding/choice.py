@@ -54,18 +54,21 @@ def task_choice(
     task: str,
     held: Collection[str] = (),
 ) -> list[Action]:
-    """The task's irreversible acts on the things here, once the task describes its thing and
-    every place the moves name is visited; empty otherwise, and where moves go by direction
-    (such a world has no "every place": its search goes on, ``frontier.exploration``).
-    A thing whose name :func:`answers` the description comes first, what the robot holds
-    last (it was not found: a thing held would have needed no search); with none here that
-    answers it, the moves to where one was seen lead."""
+    """What leads while the task describes its thing (empty otherwise, and where moves go by
+    direction: such a world has no "every place", ``frontier.exploration`` searches it). While
+    a place is not visited, the moves there: the search (after a read, the ranking cut them
+    and the planner looked into every flower of one room). Once every place is, the task's
+    irreversible acts on the things here, the pick only the world can judge: a thing whose
+    name :func:`answers` the description first, what the robot holds last (a thing held
+    needed no search); with none here that answers it, the moves to where one was seen."""
     moves = meanings(verbs).moves
     if {a.verb for a in candidates if a.verb in moves} & by_direction(verbs):
         return []
     described = described_things(world, verbs, task)
-    if unvisited_moves(candidates, verbs, world) or not described:
+    if not described:
         return []
+    if search := unvisited_moves(candidates, verbs, world):
+        return search
     picks = named_verbs(task, verbs) & meanings(verbs).irreversible
     chosen = [a for a in candidates if a.verb in picks and a.args]
     chosen.sort(key=lambda a: (not answers(a.args[0], described), a.args[0] in held))
@@ -73,4 +76,4 @@ def task_choice(
         return chosen
     there = {p for t, p in world.seen.items() if answers(t, described)}
     ways = [a for a in candidates if a.verb in moves and a.args and a.args[0] in there]
-    return ways + chosen
+    return ways or chosen

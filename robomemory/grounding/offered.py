@@ -154,14 +154,11 @@ def offer(
     )
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek)
-    # the search for what the task only describes is over: its pick here, or the way back to
-    # where a thing that answers it was seen (a move set aside as a loop included)
-    moves = meanings(verbs).moves
-    choice = [
-        a
-        for a in task_choice(candidates, verbs, world, scene.task, scene.held)
-        if a in ranked or a.verb in moves
-    ][:WHOLE_VERB_SHOWN]
+    # a task that only describes its thing: the search, then the pick the task turns on (the
+    # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
+    hurt = set(lessons[1]) - set(lessons[0])
+    choice = task_choice(candidates, verbs, world, scene.task, scene.held)
+    choice = [a for a in choice if str(a) not in hurt][:WHOLE_VERB_SHOWN]
     leads = choice + [a for a in leads if a not in choice]
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))

@@ -104,7 +104,7 @@ class RetrievedItem(BaseModel):
     id: str
     kind: Literal["semantic", "episodic"]
     text: str
-    level: str | None = Field(default=None, description="semantic: 'action' or 'task'")
+    level: str | None = Field(default=None, description="semantic: 'action', 'verdict' or 'task'")
     similarity: float = 0.0
     q: float = 0.0
     score: float = 0.0

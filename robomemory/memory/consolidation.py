@@ -5,8 +5,9 @@ the two creators concurrently:
   the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
   (its score rose) are helped-lessons beside the creator's, and an attempt that did not succeed
   keeps the cycles that wasted its steps (``memory/cycles.py``) as task lessons in the world's
-  words, and a step that lost points or the task its verdict (:func:`verdicts`); each goes
-  through the Mem0 update;
+  words, and a step that lost points or the task is kept with the world's verdict
+  (:func:`verdicts`, level "verdict", recalled in slots of its own); each goes through the
+  Mem0 update;
   task lessons are asked only of a task that recalled none (:func:`recalled_task_lessons`);
 - episodic: the creator summarizes the attempt with its outcome; added as a new event (no
   updater: every attempt is kept, the paper's episodic memory records every trajectory);
@@ -291,8 +292,10 @@ def _semantic(
     def make() -> list[NewItem]:
         ask = prompts.creator_ask(user, prompts.SEMANTIC_ASK)
         res = llm.call(schema, prompts.CREATOR_SYSTEM, ask, fallback=schema)
-        hurt = list(dict.fromkeys([*losing_steps(trajectory, lost), *res.value.hurt]))
-        items = action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
+        losing = losing_steps(trajectory, lost)[:MAX_HURT]  # the world's verdicts
+        items = [NewItem(lesson_text(a, "hurt", said[a]), "verdict") for a in losing]
+        hurt = [a for a in res.value.hurt if a not in losing]
+        items += action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         if not success:  # what the steps were spent on, in the world's words
             items += [NewItem(t, "task") for t in cycle_lessons(trajectory)]

@@ -2,9 +2,10 @@
 update ("Mem0: Building Production-Ready AI Agents with Scalable Long-Term Memory")
 and MemRL two-phase retrieval and utility (see utility.py).
 
-Semantic items have a ``level`` ("action" or "task"); episodic items record one task attempt
-each, and every attempt is kept (the paper's episodic memory records every trajectory): an
-episode is added unless its text is known, the updater decides for semantic items only.
+Semantic items have a ``level`` ("action", "verdict" or "task"); episodic items record one
+task attempt each, and every attempt is kept (the paper's episodic memory records every
+trajectory): an episode is added unless its text is known, the updater decides for semantic
+items only.
 Similarity to a request is the larger of cos(query, item text) and cos(task, item intent).
 
 Retrieval embeds the step's queries through the robot's shared embedding cache (so the
@@ -55,7 +56,7 @@ class NewItem:
     """An item written by the long-term creator, before the Mem0 update."""
 
     text: str
-    level: str | None = None  # semantic: "action" | "task"; episodic: None
+    level: str | None = None  # semantic: "action" | "verdict" | "task"; episodic: None
 
 
 STORE_REMEDY = (
@@ -88,10 +89,17 @@ class LongTermMemory:
 
     # ---- retrieval (MemRL) -------------------------------------------------------------
     def levels(self) -> list[tuple[str | None, int]]:
-        """(level, how many to return): semantic N_s action + N_t task; episodic N."""
+        """(level, how many to return): semantic N_s action + the world's verdicts + N_t
+        task; episodic N. A verdict has its own slots: among a task's action lessons, which
+        tie on its intent, utility ranked the creator's "navigate helped" above the step the
+        world ended the task on, and the next attempt took that step again."""
         lt = self.cfg.longterm
         if self.kind == "semantic":
-            return [("action", lt.semantic_action_n), ("task", lt.semantic_task_n)]
+            return [
+                ("action", lt.semantic_action_n),
+                ("verdict", lt.semantic_verdict_n),
+                ("task", lt.semantic_task_n),
+            ]
         return [(None, lt.episodic_n)]
 
     def retrieve(self, queries: list[str], task: str) -> list[RetrievedItem]:

@@ -103,6 +103,7 @@ def run_robomemory(url: str, emb: Embeddings, lessons: list[str], queries: list[
     cfg.spatial.enabled = cfg.longterm.episodic_enabled = False
     # the same search as Mem0's: top 5 (all lessons are action-level), gated at its 0.1
     cfg.longterm.semantic_action_n, cfg.longterm.semantic_task_n = MEM0_TOP_K, 0
+    cfg.longterm.semantic_verdict_n = 0
     cfg.utility.delta, cfg.utility.k2 = MEM0_THRESHOLD, MEM0_TOP_K
     chat = ChatOpenAI(base_url=url, api_key="fake", model="fake", temperature=0, max_retries=0)
     llm = StructuredLLM(chat, max_retries=0).for_node("compare")
