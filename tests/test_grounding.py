@@ -37,6 +37,7 @@ from robomemory.grounding import (
     wanted_things,
 )
 from robomemory.grounding.briefing import lessons_off_moves
+from robomemory.grounding.choice import answers
 from robomemory.grounding.states import update_states
 from robomemory.prompts.planner import planner_user
 
@@ -710,6 +711,7 @@ def test_once_every_place_is_visited_the_tasks_pick_among_the_things_here_leads(
     assert task_choice(candidates, VERBS, WorldModel(path=path), "Paint the closet.") == []
     # a thing whose name holds the description's words: painted first here, else the way to
     # where it was seen leads, a move back to a visited place included
+    assert not answers("kite into red box", ["a kite"])  # a relation of two things
     kite = [*candidates, act("paint(kite)"), act("paint(red kite)")]
     world = WorldModel(path=path, seen=seen)
     here = task_choice(kite, VERBS, world, "Find a kite. First, paint the thing.")

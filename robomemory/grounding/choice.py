@@ -38,12 +38,20 @@ def unvisited_moves(
     return [a for a in candidates if a.verb in moves and a.args and a.args[0] not in visited]
 
 
+# words that join two things in one name ("apple tree into living thing", "cup containing
+# water", "door to living room"): such a name is a relation, not a thing that answers
+RELATION_WORDS = frozenset({"into", "in", "on", "to", "from", "with", "containing"})
+
+
 def answers(name: str, described: Sequence[str]) -> bool:
     """Whether a thing's name holds every word of a description ("adult pea plant" answers
-    "a(n) plant"; "door to living room" does not answer "a(n) living thing")."""
-    said = set(word_list(name))
+    "a(n) plant"); a name that joins two things (:data:`RELATION_WORDS`) answers none."""
+    said = name.lower().split()
+    if RELATION_WORDS & set(said):
+        return False
     return any(
-        (need := {w for w in word_list(d) if len(w) > 1}) and need <= said for d in described
+        (need := {w for w in word_list(d) if len(w) > 1}) and need <= set(word_list(name))
+        for d in described
     )
 
 
