@@ -130,6 +130,12 @@ def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_on
         assert by_level["verdict"] == [verdict]
         assert by_level["task"][0].startswith("Steps 2-9: drop(potato)")
         assert len(by_level["action"]) == 2
+        # a task whose text differs by one word: its answer may be the very thing the verdict
+        # names (the blue jay is no non-living thing, and it is an animal)
+        kin = TASK.replace("a(n) animal", "a(n) non-living thing")
+        near = system.semantic.retrieve(["find a thing to focus on"], kin)
+        assert [i.level for i in near if i.level == "verdict"] == []
+        assert len([i for i in near if i.level == "action"]) == 2  # lessons of its kind stay
         other = system.semantic.retrieve(
             ["how to cook the meal"], "Check the cookbook in the kitchen and cook the meal."
         )

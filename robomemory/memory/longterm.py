@@ -92,7 +92,9 @@ class LongTermMemory:
         """(level, how many to return): semantic N_s action + the world's verdicts + N_t
         task; episodic N. A verdict has its own slots: among a task's action lessons, which
         tie on its intent, utility ranked the creator's "navigate helped" above the step the
-        world ended the task on, and the next attempt took that step again."""
+        world ended the task on, and the next attempt took that step again. It is recalled by
+        its own task only: "the blue jay is no non-living thing" withheld the answer of "find
+        a(n) animal", whose text differs by one word."""
         lt = self.cfg.longterm
         if self.kind == "semantic":
             return [
@@ -116,9 +118,11 @@ class LongTermMemory:
         found = self.store.search(requests)
         out: list[RetrievedItem] = []
         per = len(query_vecs) + 1
-        for i, (_level, n) in enumerate(levels):
-            by_intent, by_query = found[i * per], found[i * per + 1 : (i + 1) * per]
-            out += [self._item(c) for c in self._select(n, by_intent, by_query)]
+        for i, (level, n) in enumerate(levels):
+            hits = found[i * per : (i + 1) * per]
+            if level == "verdict":  # a fact of its task: another task's answer may differ
+                hits = [[h for h in hs if h.meta.get("task") == task] for hs in hits]
+            out += [self._item(c) for c in self._select(n, hits[0], hits[1:])]
         return out
 
     def _requests(
