@@ -65,9 +65,10 @@ def task_choice(
     """What leads while the task describes its thing (empty otherwise, and where moves go by
     direction: such a world has no "every place", ``frontier.exploration`` searches it). While
     a place is not visited, the moves there: the search (after a read, the ranking cut them
-    and the planner looked into every flower of one room). Once every place is, the task's
-    irreversible acts on the things here, the pick only the world can judge: a thing whose
-    name :func:`answers` the description first, what the robot holds last (a thing held
+    and the planner looked into every flower of one room). Once every place is, and the robot
+    has been in two at least (in a room whose doors are closed no move is offered yet), the
+    task's irreversible acts on the things here, the pick only the world can judge: a thing
+    whose name :func:`answers` the description first, what the robot holds last (a thing held
     needed no search); with none here that answers it, the moves to where one was seen."""
     moves = meanings(verbs).moves
     if {a.verb for a in candidates if a.verb in moves} & by_direction(verbs):
@@ -77,6 +78,8 @@ def task_choice(
         return []
     if search := unvisited_moves(candidates, verbs, world):
         return search
+    if len(set(visited_places(world.path))) < 2:  # no move offered yet: behind closed doors
+        return []
     picks = named_verbs(task, verbs) & meanings(verbs).irreversible
     chosen = [a for a in candidates if a.verb in picks and a.args]
     chosen.sort(key=lambda a: (not answers(a.args[0], described), a.args[0] in held))
