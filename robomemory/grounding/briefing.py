@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from robomemory.core import Action, ActionSpace, Route, VerbSpec
-from robomemory.grounding.choice import described_things, unvisited_moves
+from robomemory.grounding.choice import by_direction, described_things, unvisited_moves
 from robomemory.grounding.frontier import act_moves, fetch_moves
 from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import loop_actions, visited_places
@@ -216,9 +216,7 @@ def seen_elsewhere(
 
 def relative_move(action: Action, verbs: Sequence[VerbSpec]) -> bool:
     """Whether ``action`` moves by a direction (its verb's argument kind), naming no place."""
-    return any(
-        v.name == action.verb and v.moves and v.arg_kinds[:1] == ["direction"] for v in verbs
-    )
+    return action.verb in by_direction(verbs)
 
 
 def finding(
