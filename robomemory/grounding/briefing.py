@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from robomemory.core import Action, ActionSpace, Route, VerbSpec
 from robomemory.grounding.choice import by_direction, described_things, unvisited_moves
 from robomemory.grounding.frontier import act_moves, fetch_moves
-from robomemory.grounding.instructions import left_instructions
+from robomemory.grounding.instructions import left_instructions, with_pick
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.offered import (
@@ -118,7 +118,7 @@ def brief(
         world.done,
         verbs,
         known_names(space),
-        task=scene.task,
+        task=with_pick(scene.task, verbs, world.done, [*known_names(space), *world.seen]),
         offered=[a for c in space.candidates for a in c.args],
         states=world.states,
     )

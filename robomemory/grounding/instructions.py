@@ -291,3 +291,41 @@ def left_instructions(
             if not over(ins) and not shows(ins) and fresh:
                 out.append(ins)
     return out
+
+
+def with_pick(
+    text: str, verbs: Sequence[VerbSpec], done: Sequence[str], names: Collection[str] = ()
+) -> str:
+    """``text`` with the thing it only describes named by the pick done on it: once an act
+    an instruction asks on "the thing" is done on X ("focus on the thing": focus_on(blue
+    jay)), each later pronoun that stands for "the thing" reads "the X" ("Then, move it to
+    the red box": move the blue jay to the red box), so what follows the pick is an
+    instruction on a known thing; a pick no known name (``names``) spells is read as the
+    shortest that holds its words (the world may call "apple tree" "adult apple tree" once
+    focused on). ``text`` unchanged while no such act is done."""
+    given = [i for i in instructions(text, verbs, (), referring=True) if i.refers and not i.named]
+    picks = {verb: args[0] for verb, args in map(parsed, done) if args}  # the newest per verb
+    pick = next((picks[i.verb] for i in given if i.verb in picks), None)
+    if pick is None:
+        return text
+    if pick not in names:
+        spelled = sorted((n for n in names if words(pick) <= words(n)), key=len)
+        pick = spelled[0] if spelled else pick
+    lower = text.lower()
+    first = next((m for m in _THE_THING.finditer(lower)), None)
+    if first is None:
+        return text
+    spans = [  # "the thing" itself stays: its instruction is done by the pick
+        m.span()
+        for m in _PRONOUN.finditer(lower, first.end())
+        if _antecedent(text, m.start()) in _REFERS
+    ]
+    out = text
+    for start, end in reversed(spans):
+        out = f"{out[:start]}the {pick}{out[end:]}"
+    return out
+
+
+# How a text points at the thing it only described, and a pronoun that may stand for it.
+_THE_THING = re.compile(r"\bthe\s+(?:thing|object|one)\b")
+_PRONOUN = re.compile(r"\b(?:it|them)\b")

@@ -30,6 +30,7 @@ from robomemory.grounding.instructions import (
     left_instructions,
     named_verbs,
     unseen_things,
+    with_pick,
 )
 from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
@@ -153,7 +154,9 @@ def offer(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
     )
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
-    leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek)
+    names = [*(n for a in candidates for n in a.args), *world.seen, *scene.held]
+    goal = with_pick(scene.task, verbs, world.done, names)  # "move it": the thing picked
+    leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal)
     # a task that only describes its thing: the search, then the pick the task turns on (the
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
     hurt = set(lessons[1]) - set(lessons[0])
@@ -161,7 +164,7 @@ def offer(
     choice = [a for a in choice if str(a) not in hurt][:WHOLE_VERB_SHOWN]
     leads = choice + [a for a in leads if a not in choice]
     ordered = leads + [a for a in ranked if a not in leads]
-    return ordered if limit is None else cut(ordered, limit, verbs, scene.task, len(leads))
+    return ordered if limit is None else cut(ordered, limit, verbs, goal, len(leads))
 
 
 def dead_end_ways(
@@ -241,6 +244,7 @@ def promote(
     wanted: Wanted | None,
     *,
     seek: bool = False,
+    goal: str | None = None,
 ) -> list[Action]:
     """What leads the list, of ``ranked``. Before anything is read: a read of a thing the
     task names and a way to a place it names (the task points at what to read and where),
@@ -249,7 +253,9 @@ def promote(
     (:func:`exploration`). Once something is read, first the way to where a
     thing what is left needs was last seen (:func:`fetch_moves`), else, with nothing
     searched for, the way to where the next act on nothing was offered (:func:`act_moves`).
-    Before all of them the goal itself (:func:`task_asked`)."""
+    Before all of them the goal itself (:func:`task_asked`; ``goal`` is the task with its
+    pick, :func:`with_pick`), or while it cannot be done here, the take of the thing it
+    moves (:func:`carried`)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
@@ -274,7 +280,9 @@ def promote(
         if not fetch and not missing:  # the act waits for what is still searched for
             fetch = act_moves(wanted.act, ranked, verbs, here=place, acts_at=world.acts_at)
         leads = fetch[:1] + [a for a in leads if a not in fetch[:1]]
-    asked = task_asked(ranked, verbs, task)[:1]  # the goal itself, once it can be done
+    goal = task if goal is None else goal
+    asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
+    asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]
     return asked + [a for a in leads if a not in asked]
 
 
@@ -313,7 +321,28 @@ def task_asked(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: st
         for a in candidates:
             if len(a.args) > 1 and a not in out and _in_order(said, forms.get(a.verb, []), a):
                 out.append(a)
-    return out
+    # the fullest reading first: "move the adult apple tree" asks for the tree, not an apple
+    return sorted(out, key=lambda a: -sum(len(word_list(x)) for x in a.args))
+
+
+def carried(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    task: str,
+    held: Collection[str] = (),
+) -> list[Action]:
+    """While the relation a task's instruction asks is not offered here ("move the blue jay
+    to the red box", the box in another room), the take of the thing it moves: the thing
+    goes with the robot (a 1.5B planner walked to the box and left the thing behind)."""
+    meaning = meanings(verbs)
+    relating = {v.name for v in verbs if len(v.arg_kinds) > 1} - meaning.takes
+    offered = [n for a in candidates for n in a.args]
+    left = left_instructions(
+        (), world.done, verbs, offered, task=task, offered=offered, states=world.states
+    )
+    things = [i.thing for i in left if i.verb in relating and i.thing and i.thing not in held]
+    return [a for t in things for a in candidates if a.verb in meaning.takes and a.args == [t]]
 
 
 def _in_order(said: list[str], verb_forms: Sequence[list[str]], action: Action) -> bool:
