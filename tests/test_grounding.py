@@ -35,6 +35,7 @@ from robomemory.grounding import (
     update_notes,
     update_seen,
     wanted_things,
+    with_pick,
 )
 from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
@@ -718,6 +719,50 @@ def test_once_every_place_is_visited_the_tasks_pick_among_the_things_here_leads(
     assert [str(a) for a in here[:2]] == ["paint(kite)", "paint(red kite)"]
     away = task_choice(candidates, VERBS, world, "Find a kite. First, paint the thing.")
     assert [str(a) for a in away] == ["navigate_to(attic)"]  # only the way: the pick is there
+
+
+def test_after_the_pick_the_task_s_pronoun_is_the_thing_picked():
+    """ "Find a plant. First, paint the thing. Then, move it to the green box.": once a paint
+    is done on X, "it" reads "the X"; a pronoun that stands for a thing the text names
+    stays; a pick the world now spells longer is read as the shortest name holding it."""
+    move = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["move"])
+    verbs = [*VERBS, move]
+    task = "Find a plant. First, paint the thing. Then, move it to the green box."
+    assert with_pick(task, verbs, ["navigate_to(hall)"]) == task
+    picked = "Find a plant. First, paint the thing. Then, move the fern to the green box."
+    assert with_pick(task, verbs, ["paint(fern)"], ["fern"]) == picked
+    longer = with_pick(task, verbs, ["paint(fern)"], ["big green fern", "green fern"])
+    assert longer.endswith("move the green fern to the green box.")
+    other = "Find a plant. First, paint the thing. Then, open the box and move it to the hall."
+    assert with_pick(other, verbs, ["paint(fern)"], ["fern"]) == other
+
+
+def test_the_thing_picked_is_taken_then_moved_where_the_task_says():
+    """After the pick, while the box the task names is elsewhere, the take of the thing
+    picked leads (a small model walked to the box without it); where the box is, the move
+    of the thing picked leads, the fullest reading first (the apple tree, not an apple)."""
+    move = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["move"])
+    verbs = [v for v in VERBS if v.name != "put_down_to"] + [move]
+    task = "Find a plant. First, paint the thing. Then, move it to the green box."
+    here = [act("pick_up(cup)"), act("pick_up(apple tree)"), act("navigate_to(kitchen)")]
+    here += [act("put_down_to(apple tree, floor)"), act("inspect(apple tree)")]
+    path = [["", "S0", "kitchen"], ["navigate_to(garden)", "S1", "garden"]]
+    done = ["paint(apple tree)"]
+    seen = {"green box": "kitchen", "apple tree": "garden"}
+    shown = offered_candidates(
+        here, [], "garden", task=task, verbs=verbs, done=done, path=path, seen=seen
+    )
+    assert str(shown[0]) == "pick_up(apple tree)"
+    before = offered_candidates(here, [], "garden", task=task, verbs=verbs, path=path, seen=seen)
+    assert str(before[0]) != "pick_up(apple tree)"  # no pick yet: nothing to carry
+    there = [act("put_down_to(apple, green box)"), act("put_down_to(apple tree, green box)")]
+    there += [act("navigate_to(garden)"), act("pick_up(apple)")]
+    path = [*path, ["navigate_to(kitchen)", "S2", "kitchen"]]
+    held = ["apple tree"]
+    shown = offered_candidates(
+        there, [], "kitchen", task=task, verbs=verbs, done=done, path=path, seen=seen, held=held
+    )
+    assert str(shown[0]) == "put_down_to(apple tree, green box)"
 
 
 def test_a_world_whose_moves_are_directions_has_no_pick_after_a_search():

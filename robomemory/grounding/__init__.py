@@ -34,6 +34,7 @@ from robomemory.grounding.instructions import (
     named_verbs,
     unseen_things,
     verb_phrases,
+    with_pick,
 )
 from robomemory.grounding.loops import (
     changing_actions,
@@ -137,6 +138,7 @@ __all__ = [
     "visited_places",
     "Wanted",
     "wanted_things",
+    "with_pick",
     "withhold",
     "WorldModel",
 ]
