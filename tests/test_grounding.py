@@ -755,6 +755,11 @@ def test_the_thing_picked_is_taken_then_moved_where_the_task_says():
     assert str(shown[0]) == "pick_up(apple tree)"
     before = offered_candidates(here, [], "garden", task=task, verbs=verbs, path=path, seen=seen)
     assert str(before[0]) != "pick_up(apple tree)"  # no pick yet: nothing to carry
+    # taken: the planner is told the box's place and the way there, the move's two things
+    space = ActionSpace(verbs=verbs, candidates=here)
+    taken = briefed(space, "garden", ("apple tree",), task, path=path, seen=seen, done=done)
+    assert taken.left == ["move the apple tree to the green box"]
+    assert (taken.away, taken.fetch) == (["green box (kitchen)"], ["navigate_to(kitchen)"])
     there = [act("put_down_to(apple, green box)"), act("put_down_to(apple tree, green box)")]
     there += [act("navigate_to(garden)"), act("pick_up(apple)")]
     path = [*path, ["navigate_to(kitchen)", "S2", "kitchen"]]

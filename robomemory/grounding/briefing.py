@@ -11,12 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from robomemory.core import Action, ActionSpace, Route, VerbSpec
 from robomemory.grounding.choice import by_direction, described_things, unvisited_moves
 from robomemory.grounding.frontier import act_moves, fetch_moves
-from robomemory.grounding.instructions import left_instructions, with_pick
+from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.offered import (
     Scene,
     Wanted,
+    goal_of,
     missing_things,
     offer,
     search_moves,
@@ -90,14 +91,15 @@ def brief(
     verbs = space.verbs
     lessons = lessons_off_moves(lessons, verbs)
     missing = missing_things(world, space.candidates, verbs)
+    goal = goal_of(space.candidates, verbs, world, scene)
     wanted = None
-    if world.notes:
+    if world.notes or goal != scene.task:  # what a read asks, or what follows the pick
         wanted = wanted_things(
             world.notes,
             world.done,
             verbs,
             space.candidates,
-            scene.task,
+            goal,
             world.states,
             world.seen,
             scene.held,
@@ -117,8 +119,8 @@ def brief(
         world.notes,
         world.done,
         verbs,
-        known_names(space),
-        task=with_pick(scene.task, verbs, world.done, [*known_names(space), *world.seen]),
+        [*known_names(space), *world.seen],
+        task=goal,
         offered=[a for c in space.candidates for a in c.args],
         states=world.states,
     )

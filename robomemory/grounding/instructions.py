@@ -69,14 +69,21 @@ def verb_phrases(text: str, verbs: Sequence[VerbSpec]) -> dict[str, list[list[st
 
 
 def instructions(
-    text: str, verbs: Sequence[VerbSpec], names: Collection[str], *, referring: bool = False
+    text: str,
+    verbs: Sequence[VerbSpec],
+    names: Collection[str],
+    *,
+    referring: bool = False,
+    further: Collection[str] | None = None,
 ) -> list[Instruction]:
     """The instructions ``text`` gives, in its order: each place it names a verb of the API
     (by its name's words or an alias), with the known name (``names``) that follows it within
     INSTRUCTION_WORDS words and before the next verb. A verb that takes arguments but names no
     known thing is no instruction ("You open the copy of ..." is not one) unless, with
     ``referring``, only words that stand for a thing described elsewhere follow it ("focus on
-    the thing": the task's own words for what it asks to find)."""
+    the thing": the task's own words for what it asks to find). A verb of two arguments
+    takes the next name of ``further`` (default ``names``) as its second ("move the tree to
+    the green box": ``rest`` = ("green box",))."""
     raw = WORD.findall(text.lower())
     at = [i for i, w in enumerate(raw) if w not in FILLER]  # content word -> raw index
     clause_of = [
@@ -86,19 +93,25 @@ def instructions(
     spans = [m.start() for m in WORD.finditer(text.lower())]
     content = [raw[i] for i in at]
     known = sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
+    others = known
+    if further is not None:
+        others = sorted(
+            ((word_list(n), n) for n in further if word_list(n)), key=lambda k: -len(k[0])
+        )
     # a verb's word inside a longer known name is the name ("slice of bread")
     inside = _inside_names(content, known)
     mentions = [m for m in _mentions(content, verbs) if inside.get(m[0], 0) <= m[1]]
     out: list[Instruction] = []
+
+    def nxt_of(k: int) -> int:  # where the next verb's mention starts
+        return mentions[k + 1][0] if k + 1 < len(mentions) else len(content)
+
     for k, (start, n, verb) in enumerate(mentions):
         if not verb.arg_kinds:
             written = " ".join(raw[at[start] : at[start + n - 1] + 1])
             out.append(Instruction(verb.name, None, written))
             continue
-        stop = min(
-            mentions[k + 1][0] if k + 1 < len(mentions) else len(content),
-            start + n + INSTRUCTION_WORDS,
-        )
+        stop = min(nxt_of(k), start + n + INSTRUCTION_WORDS)
         line = line_of[at[start + n - 1]]  # an instruction ends with its sentence or line
         stop = next((i for i in range(start + n, stop) if line_of[at[i]] != line), stop)
         found = _first_name(content, start + n, stop, known)
@@ -135,6 +148,13 @@ def instructions(
         written = raw[at[start] : at[end - 1] + 1]
         if _INDEFINITE.isdisjoint(raw[at[start + n - 1] + 1 : at[end - len(word_list(name))]]):
             rest = _pinned(verb, content[start : start + n])
+            if not rest and len(verb.arg_kinds) > 1:  # "move the tree to the green box"
+                upto = min(nxt_of(k), end + INSTRUCTION_WORDS)
+                upto = next((i for i in range(end, upto) if line_of[at[i]] != line), upto)
+                second = _first_name(content, end, upto, others)
+                if second is not None:
+                    rest = (second[1],)
+                    written = raw[at[start] : at[second[0] - 1] + 1]
             out.append(Instruction(verb.name, name, " ".join(written), rest))
     return out
 
@@ -279,8 +299,8 @@ def left_instructions(
     done_verbs = {verb for verb, _ in did}
     out: list[Instruction] = []
     texts = [(n.split(": ", 1)[-1], names, False) for n in notes] + [(task, offered, True)]
-    for text, known, referring in texts:
-        given = instructions(text, verbs, known, referring=referring)
+    for text, known, referring in texts:  # a further argument may be anything known
+        given = instructions(text, verbs, known, referring=referring, further=names)
         ended = [i for i, ins in enumerate(given) if over(ins)]
         whole = max((i for i in ended if given[i].on_nothing), default=-1)
         last_on = {given[i].thing: i for i in ended if not given[i].refers}  # per thing

@@ -114,15 +114,16 @@ def offer(
     ``lessons`` = (helped, hurt) actions long-term memory recalls; ``missing`` and
     ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them.
     The planner, the critic and the baselines all see this list."""
+    goal = goal_of(candidates, verbs, world, scene)
     if missing is None:
         missing = missing_things(world, candidates, verbs)
-    if wanted is None and world.notes:
+    if wanted is None and (world.notes or goal != scene.task):  # a read's or the pick's needs
         wanted = wanted_things(
             world.notes,
             world.done,
             verbs,
             candidates,
-            scene.task,
+            goal,
             world.states,
             world.seen,
             scene.held,
@@ -154,8 +155,6 @@ def offer(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
     )
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
-    names = [*(n for a in candidates for n in a.args), *world.seen, *scene.held]
-    goal = with_pick(scene.task, verbs, world.done, names)  # "move it": the thing picked
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal)
     # a task that only describes its thing: the search, then the pick the task turns on (the
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
@@ -165,6 +164,15 @@ def offer(
     leads = choice + [a for a in leads if a not in choice]
     ordered = leads + [a for a in ranked if a not in leads]
     return ordered if limit is None else cut(ordered, limit, verbs, goal, len(leads))
+
+
+def goal_of(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, scene: Scene
+) -> str:
+    """The task as the rules read it: once its pick is done, with the thing picked
+    (:func:`with_pick`, "move it" is "move the blue jay")."""
+    names = [*(n for a in candidates for n in a.args), *world.seen, *scene.held]
+    return with_pick(scene.task, verbs, world.done, names)
 
 
 def dead_end_ways(
