@@ -770,6 +770,25 @@ def test_the_thing_picked_is_taken_then_moved_where_the_task_says():
     assert str(shown[0]) == "put_down_to(apple tree, green box)"
 
 
+def test_a_pick_the_tasks_own_verdict_approved_leads_from_the_first_step():
+    """An earlier attempt's focus the world rewarded (this task's verdict): offered, it leads
+    before any search; not offered, the way to where its thing was seen leads; a pick the
+    verdict does not name waits for the search."""
+    task = "Find a red thing. First, paint the thing."
+    candidates = [act("navigate_to(hall)"), act("navigate_to(attic)"), act("paint(mug)")]
+    world = WorldModel(path=[["", "S0", "shop"]], seen={"red kite": "attic", "mug": "shop"})
+    approved = ["paint(red kite)"]
+    away = task_choice(candidates, VERBS, world, task, approved=approved)
+    assert [str(a) for a in away] == ["navigate_to(attic)"]
+    assert [str(a) for a in task_choice(candidates, VERBS, world, task)][0] == "navigate_to(hall)"
+    here = [*candidates, act("paint(red kite)")]
+    space = ActionSpace(verbs=VERBS, candidates=here)
+    told = brief(space, world, Scene("attic", (), task), approved=approved)
+    assert str(told.candidates[0]) == "paint(red kite)"
+    done = WorldModel(path=world.path, seen=world.seen, done=["paint(mug)"])
+    assert task_choice(here, VERBS, done, task, approved=approved) == []  # the pick is made
+
+
 def test_a_world_whose_moves_are_directions_has_no_pick_after_a_search():
     """go(east) names no place: "every place visited" cannot be known, the search goes on."""
     verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True), *VERBS[1:]]

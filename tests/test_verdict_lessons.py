@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from robomemory.config import MemoryConfig, ModelConfig
-from robomemory.memory.consolidation import consolidate
+from robomemory.memory.consolidation import best_step, consolidate
 from robomemory.memory.cycles import cycle_lessons, wasted_cycles
+from robomemory.memory.lessons import verdict_actions
 from robomemory.memory.system import MemorySystem
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
@@ -140,5 +141,47 @@ def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_on
             ["how to cook the meal"], "Check the cookbook in the kitchen and cook the meal."
         )
         assert other == []  # an unrelated task recalls none
+    finally:
+        system.close()
+
+
+def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm):
+    """A walk earned 8 points, the focus 50: the focus is kept as the world's verdict (it
+    helped, with the score) and recalled by this task only; rises that tie (a recipe's
+    points) make no verdict."""
+    assert best_step([step(1, "a()", "x", score=1.0), step(2, "b()", "y", score=2.0)]) is None
+    cfg = MemoryConfig(data_dir=tmp_path / "mem")
+    cfg.spatial.enabled = False
+    system = MemorySystem.open(cfg, minilm, "r1")
+    try:
+        said = "You focus on the blue jay."
+        trajectory = [step(1, "go(outside)", "yard", "You go outside.", score=8.0)]
+        trajectory.append(step(2, "focus_on(blue jay)", "yard", said, score=58.0))
+        trajectory.append(step(3, "drop(potato)", "floor", "You drop the potato.", score=58.0))
+        consolidate(
+            system,
+            task=TASK,
+            success=False,
+            score=58.0,
+            max_score=100.0,
+            temporal_text="",
+            trajectory=trajectory,
+            spatial_text="",
+            retrieved_ids=[],
+            episode_id="attempt-1",
+            llm=StructuredLLM(ScriptedChatModel(responder=answer)).for_node("t"),
+            lost=False,
+        )
+        verdict = f"focus_on(blue jay) helped: score 8 -> 58: {said}"
+        again = system.semantic.retrieve(["find an animal to focus on"], TASK)
+        assert [i.text for i in again if i.level == "verdict"] == [verdict]
+        assert not any(
+            i.text.startswith("focus_on(blue jay)") for i in again if i.level != "verdict"
+        )
+        shown = "\n".join(f"- [semantic/{i.level} Q=0.00] {i.text}" for i in again)
+        assert verdict_actions(shown) == (["focus_on(blue jay)"], [])
+        kin = TASK.replace("a(n) animal", "a(n) plant")
+        near = system.semantic.retrieve(["find a thing to focus on"], kin)
+        assert [i for i in near if i.level == "verdict"] == []
     finally:
         system.close()

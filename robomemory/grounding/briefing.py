@@ -85,6 +85,7 @@ def brief(
     routes: Sequence[Route] = (),
     limit: int | None = None,
     last_result: str | None = None,
+    approved: Collection[str] = (),
 ) -> Briefing:
     """The briefing of a step: the offered list (:func:`offer`) and the lines that point
     into it, from facts each derived once (what is missing, what is wanted, what is left)."""
@@ -114,6 +115,7 @@ def brief(
         limit=limit,
         missing=missing,
         wanted=wanted,
+        approved=approved,
     )
     left = left_instructions(
         world.notes,

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from robomemory.core import Action, VerbSpec
+from robomemory.grounding.frontier import move_to
 from robomemory.grounding.instructions import left_instructions, named_verbs
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import word_list
+from robomemory.grounding.text import parsed, word_list
 from robomemory.grounding.world import WorldModel
 
 
@@ -61,6 +62,7 @@ def task_choice(
     world: WorldModel,
     task: str,
     held: Collection[str] = (),
+    approved: Collection[str] = (),
 ) -> list[Action]:
     """What leads while the task describes its thing (empty otherwise, and where moves go by
     direction: such a world has no "every place", ``frontier.exploration`` searches it). While
@@ -69,18 +71,26 @@ def task_choice(
     has been in two at least (in a room whose doors are closed no move is offered yet), the
     task's irreversible acts on the things here, the pick only the world can judge: a thing
     whose name :func:`answers` the description first, what the robot holds last (a thing held
-    needed no search); with none here that answers it, the moves to where one was seen."""
+    needed no search); with none here that answers it, the moves to where one was seen.
+    Before all of them, a pick this task's own verdict ``approved`` (the world rewarded it
+    in an earlier attempt): offered, it leads; else the way to where its thing was seen."""
     moves = meanings(verbs).moves
-    if {a.verb for a in candidates if a.verb in moves} & by_direction(verbs):
-        return []
     described = described_things(world, verbs, task)
     if not described:
+        return []
+    picks = named_verbs(task, verbs) & meanings(verbs).irreversible
+    if known := [a for a in candidates if a.verb in picks and str(a) in approved]:
+        return known
+    for verb, args in map(parsed, approved):
+        at = world.seen.get(args[0]) if verb in picks and args else None
+        if at is not None and (way := move_to(at, candidates, verbs)) is not None:
+            return [way]
+    if {a.verb for a in candidates if a.verb in moves} & by_direction(verbs):
         return []
     if search := unvisited_moves(candidates, verbs, world):
         return search
     if len(set(visited_places(world.path))) < 2:  # no move offered yet: behind closed doors
         return []
-    picks = named_verbs(task, verbs) & meanings(verbs).irreversible
     chosen = [a for a in candidates if a.verb in picks and a.args]
     chosen.sort(key=lambda a: (not answers(a.args[0], described), a.args[0] in held))
     if chosen and answers(chosen[0].args[0], described):

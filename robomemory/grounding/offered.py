@@ -105,13 +105,15 @@ def offer(
     limit: int | None = None,
     missing: Sequence[str] | None = None,
     wanted: Wanted | None = None,
+    approved: Collection[str] = (),
 ) -> list[Action]:
     """The candidates a prompt shows, in five stages: :func:`set_aside` what the task has
     shown useless or looping, :func:`withhold` what lessons say hurt and irreversible acts
     nothing asks for, :func:`by_relevance` (rank) against what was read, :func:`promote` what
     leads (the task's read and way, the search, the fetch; once the search for what the task
     only describes is over, its pick, :func:`task_choice`), :func:`cut` to ``limit``.
-    ``lessons`` = (helped, hurt) actions long-term memory recalls; ``missing`` and
+    ``lessons`` = (helped, hurt) actions long-term memory recalls, ``approved`` the picks
+    this task's own verdicts say helped (:func:`task_choice`); ``missing`` and
     ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them.
     The planner, the critic and the baselines all see this list."""
     goal = goal_of(candidates, verbs, world, scene)
@@ -159,7 +161,7 @@ def offer(
     # a task that only describes its thing: the search, then the pick the task turns on (the
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
     hurt = set(lessons[1]) - set(lessons[0])
-    choice = task_choice(candidates, verbs, world, scene.task, scene.held)
+    choice = task_choice(candidates, verbs, world, scene.task, scene.held, approved)
     choice = [a for a in choice if str(a) not in hurt][:WHOLE_VERB_SHOWN]
     leads = choice + [a for a in leads if a not in choice]
     ordered = leads + [a for a in ranked if a not in leads]

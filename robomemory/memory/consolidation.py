@@ -5,8 +5,9 @@ the two creators concurrently:
   the trajectory, temporal and spatial memory and the outcome; the steps the world rewarded
   (its score rose) are helped-lessons beside the creator's, and an attempt that did not succeed
   keeps the cycles that wasted its steps (``memory/cycles.py``) as task lessons in the world's
-  words, and a step that lost points or the task is kept with the world's verdict
-  (:func:`verdicts`, level "verdict", recalled in slots of its own); each goes through the
+  words, and a step that lost points or the task, or that the world rewarded most, is kept
+  with the world's verdict (:func:`verdicts`, level "verdict", recalled in slots of its own
+  by its own task); each goes through the
   Mem0 update;
   task lessons are asked only of a task that recalled none (:func:`recalled_task_lessons`);
 - episodic: the creator summarizes the attempt with its outcome; added as a new event (no
@@ -115,19 +116,32 @@ def losing_steps(trajectory: Sequence[StepRecord], lost: bool) -> list[str]:
     return out[::-1]
 
 
+def best_step(trajectory: Sequence[StepRecord]) -> StepRecord | None:
+    """The step the world rewarded most, when its score rose more there than at any other
+    step (the right focus: +50 where each walk earned +8); None when the rises tie (a
+    recipe's steps, a point each) or none rose."""
+    gains = score_gains(trajectory)
+    top = max(gains, default=0.0)
+    if top <= 0 or gains.count(top) != 1:
+        return None
+    return trajectory[gains.index(top)]
+
+
 def verdicts(trajectory: Sequence[StepRecord], lost: bool) -> dict[str, str]:
-    """What the world's verdict on each losing step was (:func:`losing_steps`), before what it
-    said: "score 25 -> -100, the task lost: You focus on the orange." (ScienceWorld's words
-    for a wrong focus are only "You focus on the orange."; the score and the end are its
-    verdict, and a lesson without them reads as a step that went well)."""
+    """What the world's verdict on each losing step was (:func:`losing_steps`), and on the
+    step it rewarded most (:func:`best_step`), before what it said: "score 25 -> -100, the
+    task lost: You focus on the orange." (ScienceWorld's words for a wrong focus are only
+    "You focus on the orange."; the score and the end are its verdict, and a lesson without
+    them reads as a step that went well)."""
     out: dict[str, str] = {}
     before = 0.0
+    best = best_step(trajectory)
     for i, step in enumerate(trajectory):
         score = step.get("score")
         ended = lost and i == len(trajectory) - 1
         fell = score is not None and score < before
-        if fell or ended:
-            said = [f"score {before:g} -> {score:g}"] if fell else []
+        if fell or ended or step is best:
+            said = [f"score {before:g} -> {score:g}"] if fell or step is best else []
             said += ["the task lost"] if ended else []
             message = " ".join(str(step.get("message", "")).split())
             out[str(step["action"])] = f"{', '.join(said)}: {message}".rstrip(": ")
@@ -294,8 +308,13 @@ def _semantic(
         res = llm.call(schema, prompts.CREATOR_SYSTEM, ask, fallback=schema)
         losing = losing_steps(trajectory, lost)[:MAX_HURT]  # the world's verdicts
         items = [NewItem(lesson_text(a, "hurt", said[a]), "verdict") for a in losing]
-        hurt = [a for a in res.value.hurt if a not in losing]
-        items += action_lessons(rewarded_steps(trajectory), res.value.helped, hurt, said)
+        best = best_step(trajectory)  # and the step it rewarded most: the next attempt's pick
+        best = None if best is None or best["action"] in losing else str(best["action"])
+        items += [NewItem(lesson_text(best, "helped", said[best]), "verdict")] if best else []
+        hurt = [a for a in res.value.hurt if a not in losing and a != best]
+        rewarded = [s for s in rewarded_steps(trajectory) if s["action"] != best]
+        helped = [a for a in res.value.helped if a != best]
+        items += action_lessons(rewarded, helped, hurt, said)
         items += [NewItem(t, "task") for t in res.value.task[:MAX_TASK_ITEMS]]
         if not success:  # what the steps were spent on, in the world's words
             items += [NewItem(t, "task") for t in cycle_lessons(trajectory)]

@@ -35,3 +35,12 @@ def lesson_actions(text: str) -> tuple[list[str], list[str]]:
     for m in _LESSON.finditer(text):
         (helped if m["verdict"] == "helped" else hurt).append(m["action"])
     return helped, hurt
+
+
+_VERDICT_LINE = re.compile(r"^- \[semantic/verdict [^\]]*\] (?P<lesson>.*)$", re.MULTILINE)
+
+
+def verdict_actions(text: str) -> tuple[list[str], list[str]]:
+    """(helped, hurt) actions of the world's verdicts in recalled memory ``text`` (the lines
+    of level "verdict": facts of this very task, recalled by it only)."""
+    return lesson_actions("\n".join(m["lesson"] for m in _VERDICT_LINE.finditer(text)))

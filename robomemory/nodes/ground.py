@@ -9,7 +9,7 @@ from robomemory.context import AgentContext
 from robomemory.core import Route
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import Scene, brief
-from robomemory.memory.lessons import lesson_actions
+from robomemory.memory.lessons import lesson_actions, verdict_actions
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun
 from robomemory.state import AgentState, observation_of, world_model
@@ -24,11 +24,13 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     obs = observation_of(state)
     trajectory = state.get("trajectory") or []
     scene = Scene(obs.place, tuple(obs.holding), state.get("task") or "", tuple(trajectory))
+    semantic = (state.get("recalled") or {}).get("semantic") or ""
     briefing = brief(
         run.ctx.executor.action_space(),
         world_model(state),
         scene,
-        lessons=lesson_actions((state.get("recalled") or {}).get("semantic") or ""),
+        lessons=lesson_actions(semantic),
+        approved=verdict_actions(semantic)[0],
         routes=map_routes(run.ctx),
         limit=run.ctx.config.max_candidates,
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
