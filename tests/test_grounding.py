@@ -789,6 +789,22 @@ def test_a_pick_the_tasks_own_verdict_approved_leads_from_the_first_step():
     assert task_choice(here, VERBS, done, task, approved=approved) == []  # the pick is made
 
 
+def test_a_thing_the_task_names_is_no_pick_and_with_none_that_answers_the_ways_back_stay():
+    """ "... Then, move it to the blue box.": the box is no pick (a 1.5B planner focused on
+    the box the thing goes into). Nothing here or seen answers "a red thing" by its name: the
+    picks here lead, then the ways back to the places visited (the thing may be there)."""
+    task = "Find a red thing. First, paint the thing. Then, move it to the blue box."
+    candidates = [act("paint(blue box)"), act("paint(mug)"), act("navigate_to(attic)")]
+    candidates += [act("navigate_to(shop)"), act("inspect(mug)")]
+    path = [["", "S0", "shop"], ["navigate_to(attic)", "S1", "attic"]]
+    path += [["navigate_to(hall)", "S2", "hall"]]
+    world = WorldModel(path=path, seen={"kite": "attic"})
+    chosen = task_choice(candidates, VERBS, world, task)
+    assert [str(a) for a in chosen] == ["paint(mug)", "navigate_to(attic)", "navigate_to(shop)"]
+    shown = brief(ActionSpace(verbs=VERBS, candidates=candidates), world, Scene("hall", (), task))
+    assert "paint(blue box)" not in [str(a) for a in shown.candidates]
+
+
 def test_a_world_whose_moves_are_directions_has_no_pick_after_a_search():
     """go(east) names no place: "every place visited" cannot be known, the search goes on."""
     verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True), *VERBS[1:]]

@@ -13,7 +13,7 @@ from robomemory.grounding.frontier import move_to
 from robomemory.grounding.instructions import left_instructions, named_verbs
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import parsed, word_list
+from robomemory.grounding.text import holds, parsed, word_list
 from robomemory.grounding.world import WorldModel
 
 
@@ -71,7 +71,8 @@ def task_choice(
     has been in two at least (in a room whose doors are closed no move is offered yet), the
     task's irreversible acts on the things here, the pick only the world can judge: a thing
     whose name :func:`answers` the description first, what the robot holds last (a thing held
-    needed no search); with none here that answers it, the moves to where one was seen.
+    needed no search); with none here that answers it, the moves to where one was seen, and
+    with none seen, the picks here, then the ways back to the places visited.
     Before all of them, a pick this task's own verdict ``approved`` (the world rewarded it
     in an earlier attempt): offered, it leads; else the way to where its thing was seen."""
     moves = meanings(verbs).moves
@@ -91,10 +92,29 @@ def task_choice(
         return search
     if len(set(visited_places(world.path))) < 2:  # no move offered yet: behind closed doors
         return []
-    chosen = [a for a in candidates if a.verb in picks and a.args]
+    named = {str(a) for a in named_things(candidates, task, described)}
+    chosen = [a for a in candidates if a.verb in picks and a.args and str(a) not in named]
     chosen.sort(key=lambda a: (not answers(a.args[0], described), a.args[0] in held))
     if chosen and answers(chosen[0].args[0], described):
         return chosen
     there = {p for t, p in world.seen.items() if answers(t, described)}
     ways = [a for a in candidates if a.verb in moves and a.args and a.args[0] in there]
-    return ways or chosen
+    if ways or not chosen:
+        return ways
+    # nothing seen answers by its name ("apple tree" for "a(n) plant"): the picks here, then
+    # the ways back to the places visited (the choice may be in another room)
+    back = set(visited_places(world.path)) - {world.path[-1][2] if world.path else None}
+    return chosen + [a for a in candidates if a.verb in moves and a.args and a.args[0] in back]
+
+
+def named_things(
+    candidates: Sequence[Action], task: str, described: Sequence[str] = ()
+) -> list[Action]:
+    """The candidates whose first thing the task names, its ``described`` words left out
+    ("the red box" of "move it to the red box"; not "kite" of "find a kite"): a thing the
+    task names is not the one it only describes, no pick."""
+    text = task.lower()
+    for d in described:
+        text = text.replace(d.lower(), " . ")
+    said = word_list(text)
+    return [a for a in candidates if a.args and holds(said, word_list(a.args[0]))]

@@ -8,12 +8,13 @@ while what is left to do names a thing not seen yet, the search for it leads.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding.choice import task_choice
+from robomemory.grounding.choice import described_things, named_things, task_choice
 from robomemory.grounding.frontier import (
     act_moves,
     blocking,
@@ -162,10 +163,25 @@ def offer(
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
     hurt = set(lessons[1]) - set(lessons[0])
     choice = task_choice(candidates, verbs, world, scene.task, scene.held, approved)
-    choice = [a for a in choice if str(a) not in hurt][:WHOLE_VERB_SHOWN]
+    choice = first_per_verb([a for a in choice if str(a) not in hurt], WHOLE_VERB_SHOWN)
     leads = choice + [a for a in leads if a not in choice]
     ordered = leads + [a for a in ranked if a not in leads]
+    if described := described_things(world, verbs, scene.task):  # it is none the task names
+        picks = named_verbs(scene.task, verbs) & meanings(verbs).irreversible
+        named = {str(a) for a in named_things(ordered, scene.task, described) if a.verb in picks}
+        ordered = [a for a in ordered if str(a) not in named]
     return ordered if limit is None else cut(ordered, limit, verbs, goal, len(leads))
+
+
+def first_per_verb(actions: Sequence[Action], n: int) -> list[Action]:
+    """``actions`` in order, the first ``n`` of each verb kept."""
+    count: Counter[str] = Counter()
+    out: list[Action] = []
+    for a in actions:
+        count[a.verb] += 1
+        if count[a.verb] <= n:
+            out.append(a)
+    return out
 
 
 def goal_of(
