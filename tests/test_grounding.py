@@ -753,8 +753,15 @@ def test_the_thing_picked_is_taken_then_moved_where_the_task_says():
         here, [], "garden", task=task, verbs=verbs, done=done, path=path, seen=seen
     )
     assert str(shown[0]) == "pick_up(apple tree)"
-    before = offered_candidates(here, [], "garden", task=task, verbs=verbs, path=path, seen=seen)
+    # the move asked of the tree: no move of another thing (a small model moved pollen)
+    moved = [*here, act("put_down_to(cup, floor)")]
+    shown = offered_candidates(
+        moved, [], "garden", task=task, verbs=verbs, done=done, path=path, seen=seen
+    )
+    assert "put_down_to(cup, floor)" not in [str(a) for a in shown]
+    before = offered_candidates(moved, [], "garden", task=task, verbs=verbs, path=path, seen=seen)
     assert str(before[0]) != "pick_up(apple tree)"  # no pick yet: nothing to carry
+    assert "put_down_to(cup, floor)" in [str(a) for a in before]
     # taken: the planner is told the box's place and the way there, the move's two things
     space = ActionSpace(verbs=verbs, candidates=here)
     taken = briefed(space, "garden", ("apple tree",), task, path=path, seen=seen, done=done)

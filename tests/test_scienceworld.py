@@ -188,6 +188,8 @@ def test_held_names_are_the_known_names_in_each_inventory_item():
     names = ["apple", "red apple", "picture", "alexandra", "chair"]
     assert held_names(inventory, names) == ("apple", "red apple", "picture")
     assert held_names("In your inventory, you see:\n", names) == ()
+    tree = "In your inventory, you see:\n\tan apple tree\n"
+    assert held_names(tree, ["apple", "apple tree"]) == ("apple tree",)  # no apple held
 
 
 def test_every_room_names_its_place_outside_too():

@@ -157,6 +157,9 @@ def offer(
     kept, last = withhold(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
     )
+    if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
+        other = set(relations_unasked(kept, verbs, world, goal))
+        kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
     ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal)
     # a task that only describes its thing: the search, then the pick the task turns on (the
@@ -369,6 +372,26 @@ def carried(
     )
     things = [i.thing for i in left if i.verb in relating and i.thing and i.thing not in held]
     return [a for t in things for a in candidates if a.verb in meaning.takes and a.args == [t]]
+
+
+def relations_unasked(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, goal: str
+) -> list[str]:
+    """While the goal asks a relation of a thing ("move the apple tree to the green box"),
+    that verb on any other thing: a 1.5B planner told to move the tree moved pollen into it
+    for ten steps (the take of the tree led the list)."""
+    relating = {v.name for v in verbs if len(v.arg_kinds) > 1} - meanings(verbs).takes
+    offered = [n for a in candidates for n in a.args]
+    left = left_instructions(
+        (), world.done, verbs, offered, task=goal, offered=offered, states=world.states
+    )
+    asked = {(i.verb, i.thing) for i in left if i.verb in relating and i.thing}
+    verbs_asked = {verb for verb, _ in asked}
+    return [
+        str(a)
+        for a in candidates
+        if a.verb in verbs_asked and a.args and (a.verb, a.args[0]) not in asked
+    ]
 
 
 def _in_order(said: list[str], verb_forms: Sequence[list[str]], action: Action) -> bool:

@@ -71,11 +71,24 @@ def held_names(inventory: str, names: Iterable[str]) -> tuple[str, ...]:
     out: list[str] = []
     for item in items:
         said = _WORD.findall(item.lower())
-        for name, seq in known:
-            k = len(seq)
-            if k and name not in out and any(said[i : i + k] == seq for i in range(len(said))):
+        found = [
+            (name, seq)
+            for name, seq in known
+            if seq and any(said[i : i + len(seq)] == seq for i in range(len(said)))
+        ]
+        # a name inside a longer one that ends in another word names a part of another
+        # thing ("an apple tree" holds no apple); one that ends alike is the same ("a red
+        # apple" is the apple)
+        for name, seq in found:
+            inside = any(o[-1] != seq[-1] and _within(seq, o) for _, o in found)
+            if not inside and name not in out:
                 out.append(name)
     return tuple(out)
+
+
+def _within(part: list[str], whole: list[str]) -> bool:
+    """Whether ``part``'s words are in ``whole``, one after another."""
+    return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
 
 
 @dataclass
