@@ -347,6 +347,18 @@ class Route(NamedTuple):
 
 
 @runtime_checkable
+class PlaceLearner(Protocol):
+    """An executor whose navigation can go to the places the robot's memory of this world
+    knows from earlier tasks (a teleport "to any known room": a world lists only the rooms
+    seen from here)."""
+
+    def learn_places(self, places: Sequence[str]) -> int:
+        """Add ``places`` to those navigation may go to this episode; return how many are
+        places of this world."""
+        ...
+
+
+@runtime_checkable
 class RouteLearner(Protocol):
     """An executor whose navigation can use routes remembered from earlier tasks in the same
     world (as a robot is given the ways between rooms its memory knows)."""

@@ -77,6 +77,14 @@ def test_easy_mode_navigates_by_teleport():
         # every room seen so far is a teleport away, from anywhere; the room here is not
         moves = {a.args[0] for a in ex.action_space().candidates if a.verb == "navigate_to"}
         assert moves == set(ex.action_space().targets["place"]) - {target}
+        # the rooms the robot's memory knows are a teleport away too (no other name is)
+        assert "foundry" not in moves
+        assert ex.learn_places(["foundry", "moon base", target]) == 2
+        ex.reset()
+        moves = {a.args[0] for a in ex.action_space().candidates if a.verb == "navigate_to"}
+        assert "foundry" in moves and "moon base" not in moves
+        done = ex.execute(Action(verb="navigate_to", args=["foundry"]))
+        assert done.ok and done.observation.place == "foundry"
     finally:
         ex.close()
 

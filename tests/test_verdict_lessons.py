@@ -9,10 +9,12 @@ from __future__ import annotations
 import pytest
 
 from robomemory.config import MemoryConfig, ModelConfig
+from robomemory.grounding import WorldModel
 from robomemory.memory.consolidation import best_step, consolidate
 from robomemory.memory.cycles import cycle_lessons, wasted_cycles
-from robomemory.memory.lessons import verdict_actions
+from robomemory.memory.lessons import verdict_actions, verdict_places
 from robomemory.memory.system import MemorySystem
+from robomemory.nodes.ground import with_verdict_places
 from robomemory.structured import StructuredLLM
 from robomemory.testing import ScriptedChatModel
 
@@ -156,7 +158,7 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
     try:
         said = "You focus on the blue jay."
         trajectory = [step(1, "go(outside)", "yard", "You go outside.", score=8.0)]
-        trajectory.append(step(2, "focus_on(blue jay)", "yard", said, score=58.0))
+        trajectory.append({**step(2, "focus_on(blue jay)", "yard", said, 58.0), "place": "yard"})
         trajectory.append(step(3, "drop(potato)", "floor", "You drop the potato.", score=58.0))
         consolidate(
             system,
@@ -172,7 +174,7 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
             llm=StructuredLLM(ScriptedChatModel(responder=answer)).for_node("t"),
             lost=False,
         )
-        verdict = f"focus_on(blue jay) helped: score 8 -> 58: {said}"
+        verdict = f"focus_on(blue jay) helped: score 8 -> 58 at yard: {said}"
         again = system.semantic.retrieve(["find an animal to focus on"], TASK)
         assert [i.text for i in again if i.level == "verdict"] == [verdict]
         assert not any(
@@ -180,6 +182,10 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
         )
         shown = "\n".join(f"- [semantic/{i.level} Q=0.00] {i.text}" for i in again)
         assert verdict_actions(shown) == (["focus_on(blue jay)"], [])
+        assert verdict_places(shown) == {"focus_on(blue jay)": "yard"}
+        # the next attempt's world model knows where the approved pick's thing was
+        world = with_verdict_places(WorldModel(seen={"mug": "hall"}), shown)
+        assert world.seen == {"mug": "hall", "blue jay": "yard"}
         kin = TASK.replace("a(n) animal", "a(n) plant")
         near = system.semantic.retrieve(["find a thing to focus on"], kin)
         assert [i for i in near if i.level == "verdict"] == []

@@ -120,3 +120,33 @@ def test_the_start_of_a_task_gives_navigation_the_ways_this_worlds_map_knows(tmp
             assert "navigate_to(kitchen)" in map(str, executor.action_space().candidates)
         finally:
             executor.close()
+
+
+def test_the_start_of_a_task_gives_a_teleport_the_rooms_this_worlds_map_knows(tmp_path):
+    """ScienceWorld teleports only to rooms seen this task; the rooms the map knows the robot
+    stood in are a teleport away from the start (a real ScienceWorld task), and the ablation
+    of spatial memory starts without them."""
+    from robomemory.config import AgentConfig
+    from robomemory.context import AgentContext
+    from robomemory.executors.envs.scienceworld import ScienceWorldExecutor
+    from robomemory.nodes.start import recall_rooms
+
+    cfg = MemoryConfig(data_dir=tmp_path)
+    with MemorySystem.open(cfg, DeterministicFakeEmbedding(size=DIM), "bot") as system:
+        system.use_world("sw")
+        place(system, "k1", "I", "foundry", relation="at")
+        place(system, "k2", "I", "moon base", relation="at")  # no room of this world
+        assert system.spatial.places() == ["foundry", "moon base"]
+        executor = ScienceWorldExecutor("find-plant", variation=1, simplifications="easy")
+        try:
+            executor.reset()
+            ablated = AgentContext(
+                config=AgentConfig().ablate(["spatial"]), memory=system, executor=executor
+            )
+            assert recall_rooms(ablated) == 0
+            assert "navigate_to(foundry)" not in map(str, executor.action_space().candidates)
+            ctx = AgentContext(config=AgentConfig(), memory=system, executor=executor)
+            assert recall_rooms(ctx) == 1
+            assert "navigate_to(foundry)" in map(str, executor.action_space().candidates)
+        finally:
+            executor.close()

@@ -129,10 +129,10 @@ def best_step(trajectory: Sequence[StepRecord]) -> StepRecord | None:
 
 def verdicts(trajectory: Sequence[StepRecord], lost: bool) -> dict[str, str]:
     """What the world's verdict on each losing step was (:func:`losing_steps`), and on the
-    step it rewarded most (:func:`best_step`), before what it said: "score 25 -> -100, the
-    task lost: You focus on the orange." (ScienceWorld's words for a wrong focus are only
-    "You focus on the orange."; the score and the end are its verdict, and a lesson without
-    them reads as a step that went well)."""
+    step it rewarded most (:func:`best_step`, with where it was: "score 25 -> 75 at outside"),
+    before what it said: "score 25 -> -100, the task lost: You focus on the orange."
+    (ScienceWorld's words for a wrong focus are only "You focus on the orange."; the score and
+    the end are its verdict, and a lesson without them reads as a step that went well)."""
     out: dict[str, str] = {}
     before = 0.0
     best = best_step(trajectory)
@@ -142,6 +142,8 @@ def verdicts(trajectory: Sequence[StepRecord], lost: bool) -> dict[str, str]:
         fell = score is not None and score < before
         if fell or ended or step is best:
             said = [f"score {before:g} -> {score:g}"] if fell or step is best else []
+            if step is best and step.get("place"):  # where: the next attempt goes there
+                said[-1] += f" at {step['place']}"
             said += ["the task lost"] if ended else []
             message = " ".join(str(step.get("message", "")).split())
             out[str(step["action"])] = f"{', '.join(said)}: {message}".rstrip(": ")

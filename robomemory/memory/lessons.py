@@ -44,3 +44,13 @@ def verdict_actions(text: str) -> tuple[list[str], list[str]]:
     """(helped, hurt) actions of the world's verdicts in recalled memory ``text`` (the lines
     of level "verdict": facts of this very task, recalled by it only)."""
     return lesson_actions("\n".join(m["lesson"] for m in _VERDICT_LINE.finditer(text)))
+
+
+_WHERE = re.compile(r"(?P<action>[a-z_]+\([^()]*\)) helped: score \S+ -> \S+ at (?P<place>[^:]+):")
+
+
+def verdict_places(text: str) -> dict[str, str]:
+    """action -> where it was done, of the helped verdicts in recalled memory ``text``
+    ("focus_on(axe) helped: score 25 -> 75 at outside: ..." -> {"focus_on(axe)": "outside"})."""
+    lines = "\n".join(m["lesson"] for m in _VERDICT_LINE.finditer(text))
+    return {m["action"]: m["place"].strip() for m in _WHERE.finditer(lines)}

@@ -178,6 +178,13 @@ class SpatialMemory:
         """The ways between places this map knows (from the moves the robot made here)."""
         return routes_of(self.store.triples())
 
+    def places(self) -> list[str]:
+        """The places the robot stood at in this map ("I at" facts, past ones too), in order."""
+        facts = self.store.triples(include_invalid=True)
+        return list(
+            dict.fromkeys(t.object for t in facts if t.subject == "I" and t.relation == "at")
+        )
+
     def things_places(self) -> dict[str, str]:
         """Where this map last placed each thing, as a place (:func:`places_of_things`)."""
         return places_of_things(self.store.triples(include_invalid=True))

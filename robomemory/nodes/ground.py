@@ -8,8 +8,9 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import Route
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding import Scene, brief
-from robomemory.memory.lessons import lesson_actions, verdict_actions
+from robomemory.grounding import Scene, WorldModel, brief
+from robomemory.grounding.text import parsed
+from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun
 from robomemory.state import AgentState, observation_of, world_model
@@ -27,7 +28,7 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     semantic = (state.get("recalled") or {}).get("semantic") or ""
     briefing = brief(
         run.ctx.executor.action_space(),
-        world_model(state),
+        with_verdict_places(world_model(state), semantic),
         scene,
         lessons=lesson_actions(semantic),
         approved=verdict_actions(semantic)[0],
@@ -36,6 +37,14 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
     )
     return run.finish({"briefing": briefing.model_dump(mode="json")})
+
+
+def with_verdict_places(world: WorldModel, semantic: str) -> WorldModel:
+    """``world`` knowing where the things of this task's approved picks were (the verdict
+    says: "focus_on(axe) helped: score 25 -> 75 at outside"), where it saw none this task."""
+    found = {parsed(a)[1][0]: p for a, p in verdict_places(semantic).items() if parsed(a)[1]}
+    fresh = {t: p for t, p in found.items() if t not in world.seen}
+    return world.model_copy(update={"seen": {**world.seen, **fresh}}) if fresh else world
 
 
 def map_routes(ctx: AgentContext) -> list[Route]:

@@ -7,7 +7,7 @@ import uuid
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import RouteLearner, checked_task, echo
+from robomemory.core import PlaceLearner, RouteLearner, checked_task, echo
 from robomemory.episode import EpisodeIdError, world_of
 from robomemory.grounding import WorldModel
 from robomemory.nodes.common import NodeRun, text_limits
@@ -20,6 +20,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     observation = observation.bounded(text_limits(run.ctx.config))
     task = checked_task(state.get("task") or task, run.ctx.config.max_task_chars)
     learned = recall_routes(run.ctx)
+    recall_rooms(run.ctx)
     world = WorldModel.recalled(recall_places(run.ctx)).observe(
         run.ctx.executor.action_space(),
         observation.place,
@@ -95,6 +96,18 @@ def recall_places(ctx: AgentContext) -> dict[str, str]:
     if spatial is None or not ctx.config.memory.spatial.enabled:
         return {}
     return spatial.things_places()
+
+
+def recall_rooms(ctx: AgentContext) -> int:
+    """Give the executor's navigation the places the spatial map of this world knows the
+    robot stood at (a teleport to any known room; none without spatial memory). Return how
+    many the executor could use."""
+    spatial, executor = ctx.memory.spatial, ctx.executor
+    if spatial is None or not ctx.config.memory.spatial.enabled:
+        return 0
+    if not isinstance(executor, PlaceLearner):
+        return 0
+    return executor.learn_places(spatial.places())
 
 
 def recall_routes(ctx: AgentContext) -> int:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from robomemory.core import TASK_COMPLETE, Action, ActionSpace
+from robomemory.core import TASK_COMPLETE, Action, ActionSpace, Observation
 from robomemory.executors.base import world_digest
 from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.command_world import (
@@ -128,6 +128,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         self.step_limit = step_limit
         self.verbs = self._verbs_for(simplifications)
         self._aliases: set[str] = set()
+        self._remembered: list[str] = []  # rooms the robot's memory knows (learn_places)
 
     @staticmethod
     def _verbs_for(simplifications: str) -> tuple[Verb, ...]:
@@ -159,6 +160,23 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         kept = [a for a in space.candidates if not (a.verb == "navigate_to" and here in a.args)]
         space.candidates = rank_candidates([*kept, *(m for m in moves if m not in kept)])
         return space
+
+    def learn_places(self, places: Sequence[str]) -> int:
+        """Teleport to the rooms the robot's memory knows too (a robot that walked this house
+        before knows its rooms): those of ``places`` that are rooms of ScienceWorld."""
+        self._remembered = [p for p in dict.fromkeys(places) if p in ROOMS]
+        self._know_remembered()
+        return len(self._remembered)
+
+    def reset(self) -> tuple[str, Observation]:
+        task, observation = super().reset()
+        self._know_remembered()  # a replay's reset keeps what memory gave
+        return task, observation
+
+    def _know_remembered(self) -> None:
+        known = self._seen.setdefault("place", {})
+        for room in self._remembered:
+            known.setdefault(room, None)
 
     def _start(self) -> tuple[str, WorldReply]:
         self._aliases = set()
