@@ -152,6 +152,9 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
     helped, with the score) and recalled by this task only; rises that tie (a recipe's
     points) make no verdict."""
     assert best_step([step(1, "a()", "x", score=1.0), step(2, "b()", "y", score=2.0)]) is None
+    walked = [{**step(1, "go(yard)", "x", score=25.0), "place": "hall"}]
+    walked.append({**step(2, "look()", "y", score=25.0), "place": "yard"})
+    assert best_step(walked) is None  # a walk's reward names no pick
     cfg = MemoryConfig(data_dir=tmp_path / "mem")
     cfg.spatial.enabled = False
     system = MemorySystem.open(cfg, minilm, "r1")

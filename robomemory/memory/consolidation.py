@@ -119,8 +119,13 @@ def losing_steps(trajectory: Sequence[StepRecord], lost: bool) -> list[str]:
 def best_step(trajectory: Sequence[StepRecord]) -> StepRecord | None:
     """The step the world rewarded most, when its score rose more there than at any other
     step (the right focus: +50 where each walk earned +8); None when the rises tie (a
-    recipe's steps, a point each) or none rose."""
+    recipe's steps, a point each) or none rose. A step after which the robot stood elsewhere
+    is a walk, no pick (the first walk of a search scored 25, and its verdict drew the next
+    attempt to that room): the spatial map keeps where it led."""
     gains = score_gains(trajectory)
+    for i, step in enumerate(trajectory[:-1]):
+        if step.get("place") != trajectory[i + 1].get("place"):
+            gains[i] = 0.0
     top = max(gains, default=0.0)
     if top <= 0 or gains.count(top) != 1:
         return None
