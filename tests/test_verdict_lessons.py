@@ -162,7 +162,8 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
         said = "You focus on the blue jay."
         trajectory = [step(1, "go(outside)", "yard", "You go outside.", score=8.0)]
         trajectory.append({**step(2, "focus_on(blue jay)", "yard", said, 58.0), "place": "yard"})
-        trajectory.append(step(3, "drop(potato)", "floor", "You drop the potato.", score=58.0))
+        dropped = step(3, "drop(potato)", "floor", "You drop the potato.", score=58.0)
+        trajectory.append({**dropped, "place": "yard"})
         consolidate(
             system,
             task=TASK,
