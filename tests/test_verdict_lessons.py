@@ -93,6 +93,24 @@ def answer(schema, _messages):
     return {"helped": HELPED, "hurt": [], "task": []}
 
 
+def attempt_ends(system: MemorySystem, trajectory: list[dict], score: float, lost: bool) -> dict:
+    """Consolidate attempt 1 of TASK, unsuccessful, with the scripted creator's answers."""
+    return consolidate(
+        system,
+        task=TASK,
+        success=False,
+        score=score,
+        max_score=100.0,
+        temporal_text="",
+        trajectory=trajectory,
+        spatial_text="",
+        retrieved_ids=[],
+        episode_id="attempt-1",
+        llm=StructuredLLM(ScriptedChatModel(responder=answer)).for_node("t"),
+        lost=lost,
+    )
+
+
 def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_only(
     tmp_path, minilm
 ):
@@ -102,20 +120,7 @@ def test_a_lost_attempts_lessons_name_the_verdict_and_come_back_for_that_task_on
     try:
         trajectory = [step(1, "go(outside)", "yard"), *toggling(2)]
         trajectory.append(step(10, "focus_on(orange)", "yard", SAID, score=-100.0))
-        report = consolidate(
-            system,
-            task=TASK,
-            success=False,
-            score=-100.0,
-            max_score=100.0,
-            temporal_text="",
-            trajectory=trajectory,
-            spatial_text="",
-            retrieved_ids=[],
-            episode_id="attempt-1",
-            llm=StructuredLLM(ScriptedChatModel(responder=answer)).for_node("t"),
-            lost=True,
-        )
+        report = attempt_ends(system, trajectory, score=-100.0, lost=True)
         assert report["semantic"]["ADD"] == 2 + len(HELPED)
         texts = {i.text for i in system.semantic.items()}
         # the act the world ended the task on, its verdict (the score fell, the task lost: the
@@ -164,20 +169,7 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
         trajectory.append({**step(2, "focus_on(blue jay)", "yard", said, 58.0), "place": "yard"})
         dropped = step(3, "drop(potato)", "floor", "You drop the potato.", score=58.0)
         trajectory.append({**dropped, "place": "yard"})
-        consolidate(
-            system,
-            task=TASK,
-            success=False,
-            score=58.0,
-            max_score=100.0,
-            temporal_text="",
-            trajectory=trajectory,
-            spatial_text="",
-            retrieved_ids=[],
-            episode_id="attempt-1",
-            llm=StructuredLLM(ScriptedChatModel(responder=answer)).for_node("t"),
-            lost=False,
-        )
+        attempt_ends(system, trajectory, score=58.0, lost=False)
         verdict = f"focus_on(blue jay) helped: score 8 -> 58 at yard: {said}"
         again = system.semantic.retrieve(["find an animal to focus on"], TASK)
         assert [i.text for i in again if i.level == "verdict"] == [verdict]
