@@ -22,6 +22,17 @@ def place(system: MemorySystem, key: str, thing: str, holder: str, relation: str
     )
 
 
+def spatial_ablated_and_kept(system: MemorySystem, executor) -> tuple:
+    """(a context with spatial memory ablated, one with it kept) over ``system``."""
+    from robomemory.config import AgentConfig
+    from robomemory.context import AgentContext
+
+    ablated = AgentContext(
+        config=AgentConfig().ablate(["spatial"]), memory=system, executor=executor
+    )
+    return ablated, AgentContext(config=AgentConfig(), memory=system, executor=executor)
+
+
 def texts(system: MemorySystem) -> set[str]:
     return {t.text() for t in system.spatial.triples()}
 
@@ -92,8 +103,6 @@ def test_the_start_of_a_task_gives_navigation_the_ways_this_worlds_map_knows(tmp
     """The spatial map of a world keeps the ways the robot walked there; a later task in that
     world starts with them in its navigation (a real TextWorld game), and the ablation of
     spatial memory starts without them."""
-    from robomemory.config import AgentConfig
-    from robomemory.context import AgentContext
     from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
     from robomemory.nodes.start import recall_routes
 
@@ -110,12 +119,9 @@ def test_the_start_of_a_task_gives_navigation_the_ways_this_worlds_map_knows(tmp
         executor = TextWorldExecutor(bundled_game("cooking_6rooms"))
         try:
             executor.reset()
-            ablated = AgentContext(
-                config=AgentConfig().ablate(["spatial"]), memory=system, executor=executor
-            )
+            ablated, ctx = spatial_ablated_and_kept(system, executor)
             assert recall_routes(ablated) == 0
             assert "navigate_to(kitchen)" not in map(str, executor.action_space().candidates)
-            ctx = AgentContext(config=AgentConfig(), memory=system, executor=executor)
             assert recall_routes(ctx) == 3
             assert "navigate_to(kitchen)" in map(str, executor.action_space().candidates)
         finally:
@@ -126,8 +132,6 @@ def test_the_start_of_a_task_gives_a_teleport_the_rooms_this_worlds_map_knows(tm
     """ScienceWorld teleports only to rooms seen this task; the rooms the map knows the robot
     stood in are a teleport away from the start (a real ScienceWorld task), and the ablation
     of spatial memory starts without them."""
-    from robomemory.config import AgentConfig
-    from robomemory.context import AgentContext
     from robomemory.executors.envs.scienceworld import ScienceWorldExecutor
     from robomemory.nodes.start import recall_rooms
 
@@ -140,12 +144,9 @@ def test_the_start_of_a_task_gives_a_teleport_the_rooms_this_worlds_map_knows(tm
         executor = ScienceWorldExecutor("find-plant", variation=1, simplifications="easy")
         try:
             executor.reset()
-            ablated = AgentContext(
-                config=AgentConfig().ablate(["spatial"]), memory=system, executor=executor
-            )
+            ablated, ctx = spatial_ablated_and_kept(system, executor)
             assert recall_rooms(ablated) == 0
             assert "navigate_to(foundry)" not in map(str, executor.action_space().candidates)
-            ctx = AgentContext(config=AgentConfig(), memory=system, executor=executor)
             assert recall_rooms(ctx) == 1
             assert "navigate_to(foundry)" in map(str, executor.action_space().candidates)
         finally:

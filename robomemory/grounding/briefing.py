@@ -116,6 +116,7 @@ def brief(
         missing=missing,
         wanted=wanted,
         approved=approved,
+        goal=goal,
     )
     left = left_instructions(
         world.notes,

@@ -107,6 +107,7 @@ def offer(
     missing: Sequence[str] | None = None,
     wanted: Wanted | None = None,
     approved: Collection[str] = (),
+    goal: str | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows, in five stages: :func:`set_aside` what the task has
     shown useless or looping, :func:`withhold` what lessons say hurt and irreversible acts
@@ -114,10 +115,12 @@ def offer(
     leads (the task's read and way, the search, the fetch; once the search for what the task
     only describes is over, its pick, :func:`task_choice`), :func:`cut` to ``limit``.
     ``lessons`` = (helped, hurt) actions long-term memory recalls, ``approved`` the picks
-    this task's own verdicts say helped (:func:`task_choice`); ``missing`` and
+    this task's own verdicts say helped (:func:`task_choice`); ``goal``
+    (:func:`goal_of`), ``missing`` and
     ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them.
     The planner, the critic and the baselines all see this list."""
-    goal = goal_of(candidates, verbs, world, scene)
+    if goal is None:
+        goal = goal_of(candidates, verbs, world, scene)
     if missing is None:
         missing = missing_things(world, candidates, verbs)
     if wanted is None and (world.notes or goal != scene.task):  # a read's or the pick's needs
