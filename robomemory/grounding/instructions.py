@@ -92,12 +92,8 @@ def instructions(
     line_of = [c for c, part in enumerate(SENTENCE.split(text.lower())) for _ in WORD.findall(part)]
     spans = [m.start() for m in WORD.finditer(text.lower())]
     content = [raw[i] for i in at]
-    known = sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
-    others = known
-    if further is not None:
-        others = sorted(
-            ((word_list(n), n) for n in further if word_list(n)), key=lambda k: -len(k[0])
-        )
+    known = _longest_first(names)
+    others = known if further is None else _longest_first(further)
     # a verb's word inside a longer known name is the name ("slice of bread")
     inside = _inside_names(content, known)
     mentions = [m for m in _mentions(content, verbs) if inside.get(m[0], 0) <= m[1]]
@@ -157,6 +153,11 @@ def instructions(
                     written = raw[at[start] : at[second[0] - 1] + 1]
             out.append(Instruction(verb.name, name, " ".join(written), rest))
     return out
+
+
+def _longest_first(names: Collection[str]) -> list[tuple[list[str], str]]:
+    """(words, name) of each name that has words, the longest first."""
+    return sorted(((word_list(n), n) for n in names if word_list(n)), key=lambda k: -len(k[0]))
 
 
 def _inside_names(content: list[str], known: list[tuple[list[str], str]]) -> dict[int, int]:
