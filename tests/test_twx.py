@@ -103,3 +103,17 @@ def test_the_worlds_command_words_name_its_verbs_in_tasks():
     )
     left = left_instructions([], [], [v.spec() for v in VERBS], [], task=task)
     assert [(i.verb, i.phrase) for i in left] == [("pick_up", "take the coin")]
+
+
+def test_a_tidy_up_task_asks_its_verbs_of_a_class_of_things():
+    """The tidy-up task ("pick up objects, then place them in their usual locations") names
+    the take and, by the world's word "place", the put: both asked of any thing."""
+    ex = TextWorldExpressExecutor("twc", seed=0)
+    try:
+        task, _ = ex.reset()
+        verbs = ex.action_space().verbs
+    finally:
+        ex.close()
+    from robomemory.grounding.ranking import class_verbs
+
+    assert class_verbs(task, verbs) == {"pick_up", "put_down_to"}

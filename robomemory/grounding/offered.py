@@ -39,6 +39,7 @@ from robomemory.grounding.ranking import (
     WHOLE_VERB_SHOWN,
     asked_to_take,
     by_relevance,
+    class_verbs,
     cut_per_verb,
     irreversible_conflicts,
     irreversible_repeats,
@@ -163,7 +164,9 @@ def offer(
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
-    ranked = by_relevance(kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]))
+    ranked = by_relevance(
+        kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]), task=goal
+    )
     leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal)
     # a task that only describes its thing: the search, then the pick the task turns on (the
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
@@ -287,7 +290,7 @@ def promote(
     searched for, the way to where the next act on nothing was offered (:func:`act_moves`).
     Before all of them the goal itself (:func:`task_asked`; ``goal`` is the task with its
     pick, :func:`with_pick`), or while it cannot be done here, the take of the thing it
-    moves (:func:`carried`)."""
+    moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
@@ -315,6 +318,8 @@ def promote(
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
     asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]
+    many = class_verbs(goal, verbs)  # "pick up objects, then place them": any thing is one
+    asked = asked or [a for a in ranked if a.verb in many]
     return asked + [a for a in leads if a not in asked]
 
 

@@ -31,11 +31,13 @@ def by_relevance(
     verbs: Sequence[VerbSpec] = (),
     avoid: Collection[str] = (),
     prefer: Collection[str] = (),
+    task: str = "",
 ) -> list[Action]:
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
     Actions that would undo what is done (``done``: actions that changed the world; the undo
-    is ``VerbSpec.reverses``) and actions to ``avoid`` (lessons say they hurt, an irreversible
+    is ``VerbSpec.reverses``; not when ``task`` or a goal text names its verb: "pick up
+    objects, then place them") and actions to ``avoid`` (lessons say they hurt, an irreversible
     act the instructions do not ask for) go last; before them, candidates the goal texts name,
     text by text from the most pressing (the newest note read, then the task) — a named verb
     first, the first named first (instructions are written in the order they are done), then
@@ -51,15 +53,20 @@ def by_relevance(
     texts = [word_list(text) for text in goal_texts]
     needs = [needs_of(goal, described, offered) for goal in goals]
     done_words = [words(d) for d in done]
+    forms = {v.name: [word_list(f) for f in (v.name, *v.aliases)] for v in verbs}
+    # an undo the texts ask for is the task ("pick up objects, then place them"), not a loop
+    asked = set().union(*(named_verbs(text, verbs) for text in [*goal_texts, task]))
 
     def key(action: Action) -> tuple[int, ...]:
-        verb = word_list(action.verb)
+        said = forms.get(action.verb, [word_list(action.verb)])
         args = words(" ".join(action.args))
         acting = action.verb not in meaning.informs
         hits: list[int] = []
         for goal, need, text in zip(goals, needs, texts, strict=True):
-            hits += [-len(args & need) if acting else 0, _named_at(verb, text), -len(args & goal)]
-        last = _undoes(action, meaning.reverses, done_words) or str(action) in avoided
+            at = min(_named_at(form, text) for form in said)
+            hits += [-len(args & need) if acting else 0, at, -len(args & goal)]
+        undoes = _undoes(action, meaning.reverses, done_words) and action.verb not in asked
+        last = undoes or str(action) in avoided
         return (int(last), *hits, int(str(action) not in preferred))
 
     avoided, preferred = set(avoid), set(prefer)
@@ -162,14 +169,78 @@ def irreversible_unasked(
 
 def asked_to_take(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
     """The words of the task's sentences that ask to take a definite thing: a verb that takes
-    (``VerbSpec.takes``) and "the" ("Find the key and pick it up" -> find, key, pick, it);
-    none for a class of things ("pick up objects that are out of place")."""
-    takes = meanings(verbs).takes
+    (``VerbSpec.takes``) followed by a determiner or "it" ("Find the key and pick it up" ->
+    find, key, pick, it); none for a class of things, a bare plural ("pick up objects, then
+    place them in the usual locations")."""
+    forms = [
+        WORD.findall(form.lower())
+        for verb in verbs
+        if verb.name in meanings(verbs).takes
+        for form in (verb.name, *verb.aliases)
+    ]
     out: set[str] = set()
     for sentence in SENTENCE.split(task):
-        if takes & named_verbs(sentence, verbs) and "the" in WORD.findall(sentence.lower()):
+        said = WORD.findall(sentence.lower())
+        if any(_definite_after(said, form) for form in forms if form):
             out |= words(sentence)
     return out
+
+
+# Words that make what follows a take one thing, not a class ("take the", "pick it up").
+_DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
+_PARTICLES = frozenset({"up", "down"})
+# Words between a verb and its thing ("focus on the thing", "put it into").
+_LINKS = _PARTICLES | {"on", "to", "in", "into", "at", "with", "from", "off", "out"}
+# Words that name many things at once ("place them", "take all").
+_MANY = frozenset({"them", "all", "every", "each", "these", "those"})
+
+
+def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
+    """The verbs of things (not moves) a sentence of ``task`` asks of a class of things: a
+    plural pronoun or a bare plural follows ("pick up objects, then place them in their
+    usual locations" -> pick_up, put_down_to). Any thing the verb is offered on may be one."""
+    moves = meanings(verbs).moves
+    out: set[str] = set()
+    for sentence in SENTENCE.split(task):
+        said = WORD.findall(sentence.lower())
+        for verb in verbs:
+            if verb.name in moves or not verb.arg_kinds:
+                continue
+            for form in (verb.name, *verb.aliases):
+                core = [w for w in WORD.findall(form.lower()) if w not in _PARTICLES]
+                if core and any(_plural(w) for w in _things_after(said, core)):
+                    out.add(verb.name)
+    return out
+
+
+def _things_after(said: Sequence[str], core: Sequence[str]) -> list[str]:
+    """The first word past the links after each mention of ``core`` in ``said``."""
+    n, out = len(core), []
+    for i in range(len(said) - n + 1):
+        if list(said[i : i + n]) == list(core):
+            rest = [w for w in said[i + n :] if w not in _LINKS]
+            out += rest[:1]
+    return out
+
+
+def _plural(word: str) -> bool:
+    """A plural pronoun or a plural noun's ending ("objects"; not "glass", "bus", "this")."""
+    return word in _MANY or (
+        word not in _DEFINITE and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    )
+
+
+def _definite_after(said: Sequence[str], form: Sequence[str]) -> bool:
+    """Whether a mention of ``form`` in ``said`` ("pick up" as "pick": "pick it up") is
+    followed, past "up"/"down", by a determiner or "it"."""
+    core = [w for w in form if w not in _PARTICLES]
+    n = len(core)
+    for i in range(len(said) - n + 1) if n else ():
+        if list(said[i : i + n]) == core:
+            rest = [w for w in said[i + n :] if w not in _PARTICLES]
+            if rest and rest[0] in _DEFINITE:
+                return True
+    return False
 
 
 def takes_unasked(

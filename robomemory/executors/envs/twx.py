@@ -40,7 +40,7 @@ VERBS: tuple[Verb, ...] = (
         "put {0} in {1}",
         "put a held object in/on",
         reverses="pick_up",
-        aliases=("put",),
+        aliases=("put", "place"),  # tidy-up tasks: "place them in their usual locations"
     ),
     Verb("drop", ("object",), "drop {0}", reverses="pick_up"),
     Verb(
