@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import SimpleNamespace
 
 from robomemory.core import Action, ActionSpace, Route, VerbSpec
 from robomemory.grounding import (
@@ -41,7 +42,9 @@ from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
 from robomemory.grounding.ranking import class_verbs
 from robomemory.grounding.states import update_states
+from robomemory.nodes.ground import relation_affinity
 from robomemory.prompts.planner import planner_user
+from robomemory.testing.embeddings import BagOfWordsEmbeddings
 
 # A neutral API: each verb says what it means; no verb is known to the grounding by name.
 VERBS = [
@@ -965,16 +968,84 @@ def test_a_task_that_asks_acts_of_a_class_of_things_leads_with_them():
     assert str(one[-1]) == "put_down_to(cushion, sofa)"
 
 
+def test_an_action_after_which_the_score_fell_is_not_offered_again():
+    """The world took back a point ("put the cushion on the dining chair" after its take):
+    once the thing is taken again, that put is not offered, another is; without scores
+    nothing is set aside. The undo of a step that raised the score is not offered."""
+    candidates = [act("put_down_to(cushion, dining chair)"), act("put_down_to(cushion, sofa)")]
+
+    def steps(scores: list[float | None]) -> list[dict]:
+        actions = ["pick_up(cushion)", "put_down_to(cushion, dining chair)", "pick_up(cushion)"]
+        return [
+            {
+                "step": i,
+                "action": a,
+                "verb": a.split("(")[0],
+                "outcome": "succeeded",
+                "message": "",
+                "score": sc,
+                "changed": True,
+                "place": "kitchen",
+            }
+            for i, (a, sc) in enumerate(zip(actions, scores, strict=True), 1)
+        ]
+
+    shown = offered_candidates(candidates, steps([0.25, 0.0, 0.25]), "kitchen", verbs=VERBS)
+    assert [str(a) for a in shown] == ["put_down_to(cushion, sofa)"]
+    unscored = offered_candidates(candidates, steps([None, None, None]), "kitchen", verbs=VERBS)
+    assert "put_down_to(cushion, dining chair)" in [str(a) for a in unscored]
+    # what raised the score is not undone: the cushion put on the sofa is not taken back
+    placed = [*steps([0.25, 0.0, 0.25]), {**steps([0.25, 0.0, 0.5])[2], "step": 4}]
+    placed[-1]["action"] = "put_down_to(cushion, sofa)"
+    back = [act("pick_up(cushion)"), act("open(basket)")]
+    assert [str(a) for a in offered_candidates(back, placed, "kitchen", verbs=VERBS)] == [
+        "open(basket)"
+    ]
+    assert "pick_up(cushion)" in [
+        str(a) for a in offered_candidates(back, [], "kitchen", verbs=VERBS)
+    ]
+
+
+def test_a_class_tasks_relations_lead_nearest_first_and_the_ground_node_measures_nearness():
+    """Where a thing usually goes is a judgement: the relations a class task asks lead in
+    the order of how near their two names are (the embedder's cosine, measured by the
+    ground node); a task that asks no class gets no nearness."""
+    place = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["place"])
+    verbs = [v for v in VERBS if v.name != "put_down_to"] + [place]
+    task = "Pick up objects, then place them in their usual locations."
+    puts = [
+        act("put_down_to(remote control, counter)"),
+        act("put_down_to(remote control, tv stand)"),
+    ]
+    space = ActionSpace(verbs=verbs, candidates=[act("navigate_to(hall)"), *puts])
+    memory = SimpleNamespace(embedder=BagOfWordsEmbeddings())
+    near = relation_affinity(SimpleNamespace(memory=memory), space.candidates, verbs, task)
+    assert near["put_down_to(remote control, tv stand)"] == 0.0  # no word shared
+    remote = act("put_down_to(tv remote, tv stand)")
+    shared = relation_affinity(SimpleNamespace(memory=memory), [remote], verbs, task)
+    assert shared[str(remote)] > 0.3  # "tv" shared: the fake embedder's nearness
+    assert relation_affinity(SimpleNamespace(memory=memory), puts, verbs, "Open the door.") == {}
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "done": ["pick_up(x)"]})
+    scene = Scene("hall", ("remote control",), task)
+    for nearest in puts:
+        got = brief(space, model, scene, affinity={str(nearest): 0.6})
+        assert str(got.candidates[0]) == str(nearest)
+
+
 def test_class_verbs_reads_plurals_and_plural_pronouns_after_a_verb_of_things():
     place = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["place"])
     verbs = [v for v in VERBS if v.name != "put_down_to"] + [place]
-    assert class_verbs("Pick up objects, then place them on the shelf.", verbs) == {
+    assert class_verbs("Pick up objects, then place them on the shelf.", verbs) == [
         "pick_up",
         "put_down_to",
-    }
-    assert class_verbs("Find the key and pick it up. Open the glass.", verbs) == set()
-    assert class_verbs("Navigate to rooms and inspect the map.", verbs) == set()  # a move
-    assert class_verbs("Paint all of it.", verbs) == {"paint"}
+    ]
+    assert class_verbs("Place them on the shelf after you pick up objects.", verbs) == [
+        "put_down_to",
+        "pick_up",
+    ]  # the order the task names them in
+    assert class_verbs("Find the key and pick it up. Open the glass.", verbs) == []
+    assert class_verbs("Navigate to rooms and inspect the map.", verbs) == []  # a move
+    assert class_verbs("Paint all of it.", verbs) == ["paint"]
 
 
 def test_the_relation_a_sentence_of_the_task_asks_for_leads():

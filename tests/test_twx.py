@@ -116,4 +116,4 @@ def test_a_tidy_up_task_asks_its_verbs_of_a_class_of_things():
         ex.close()
     from robomemory.grounding.ranking import class_verbs
 
-    assert class_verbs(task, verbs) == {"pick_up", "put_down_to"}
+    assert class_verbs(task, verbs) == ["pick_up", "put_down_to"]

@@ -86,6 +86,7 @@ def brief(
     limit: int | None = None,
     last_result: str | None = None,
     approved: Collection[str] = (),
+    affinity: Mapping[str, float] | None = None,
 ) -> Briefing:
     """The briefing of a step: the offered list (:func:`offer`) and the lines that point
     into it, from facts each derived once (what is missing, what is wanted, what is left)."""
@@ -116,6 +117,7 @@ def brief(
         missing=missing,
         wanted=wanted,
         approved=approved,
+        affinity=affinity,
         goal=goal,
     )
     left = left_instructions(

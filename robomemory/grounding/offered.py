@@ -48,7 +48,13 @@ from robomemory.grounding.ranking import (
     needs_of,
     takes_unasked,
 )
-from robomemory.grounding.spent import fresh_candidates, refused_again, unchanged_reads
+from robomemory.grounding.spent import (
+    fresh_candidates,
+    progress_undone,
+    refused_again,
+    score_fell,
+    unchanged_reads,
+)
 from robomemory.grounding.text import holds, named_by, word_list, words
 from robomemory.grounding.world import WorldModel
 
@@ -109,6 +115,7 @@ def offer(
     wanted: Wanted | None = None,
     approved: Collection[str] = (),
     goal: str | None = None,
+    affinity: Mapping[str, float] | None = None,
 ) -> list[Action]:
     """The candidates a prompt shows, in five stages: :func:`set_aside` what the task has
     shown useless or looping, :func:`withhold` what lessons say hurt and irreversible acts
@@ -118,7 +125,8 @@ def offer(
     ``lessons`` = (helped, hurt) actions long-term memory recalls, ``approved`` the picks
     this task's own verdicts say helped (:func:`task_choice`); ``goal``
     (:func:`goal_of`), ``missing`` and
-    ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them.
+    ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them;
+    ``affinity``: how near an offered relation's two things are (:func:`class_relations`).
     The planner, the critic and the baselines all see this list."""
     if goal is None:
         goal = goal_of(candidates, verbs, world, scene)
@@ -167,7 +175,9 @@ def offer(
     ranked = by_relevance(
         kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]), task=goal
     )
-    leads = promote(ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal)
+    leads = promote(
+        ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal, near=affinity
+    )
     # a task that only describes its thing: the search, then the pick the task turns on (the
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
     hurt = set(lessons[1]) - set(lessons[0])
@@ -223,12 +233,13 @@ def set_aside(
 ) -> list[Action]:
     """The candidates less those spent here, those that would loop, repeat an irreversible
     act (on the whole path: a thing fired forty steps ago is spoiled if fired again), read
-    again what will not change or ask again what was refused twice (all of them when only
-    finishing would be left)."""
+    again what will not change, ask again what was refused twice or lowered the score, or
+    undo what raised it (all of them when only finishing would be left)."""
     did = [*changing_actions(world.path), *world.done]
     aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
     aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
     aside += refused_again(world.path, scene.place)
+    aside += score_fell(scene.trajectory) | progress_undone(scene.trajectory, candidates, verbs)
     return fresh_candidates(candidates, scene.trajectory, scene.place, verbs, aside, scene.held)
 
 
@@ -280,6 +291,7 @@ def promote(
     *,
     seek: bool = False,
     goal: str | None = None,
+    near: Mapping[str, float] | None = None,
 ) -> list[Action]:
     """What leads the list, of ``ranked``. Before anything is read: a read of a thing the
     task names and a way to a place it names (the task points at what to read and where),
@@ -290,7 +302,8 @@ def promote(
     searched for, the way to where the next act on nothing was offered (:func:`act_moves`).
     Before all of them the goal itself (:func:`task_asked`; ``goal`` is the task with its
     pick, :func:`with_pick`), or while it cannot be done here, the take of the thing it
-    moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`)."""
+    moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`;
+    a verb's relations nearest first by ``near``: a thing's usual place)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
@@ -318,8 +331,12 @@ def promote(
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
     asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]
-    many = class_verbs(goal, verbs)  # "pick up objects, then place them": any thing is one
-    asked = asked or [a for a in ranked if a.verb in many]
+    # "pick up objects, then place them": any thing is one; the task's order, nearest first
+    many = {v: i for i, v in enumerate(class_verbs(goal, verbs))}
+    near = near or {}
+    asked = asked or sorted(
+        (a for a in ranked if a.verb in many), key=lambda a: (many[a.verb], -near.get(str(a), 0))
+    )
     return asked + [a for a in leads if a not in asked]
 
 

@@ -195,31 +195,42 @@ _LINKS = _PARTICLES | {"on", "to", "in", "into", "at", "with", "from", "off", "o
 _MANY = frozenset({"them", "all", "every", "each", "these", "those"})
 
 
-def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
-    """The verbs of things (not moves) a sentence of ``task`` asks of a class of things: a
-    plural pronoun or a bare plural follows ("pick up objects, then place them in their
-    usual locations" -> pick_up, put_down_to). Any thing the verb is offered on may be one."""
+def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
+    """The verbs of things (not moves) a sentence of ``task`` asks of a class of things, in
+    the order it names them: a plural pronoun or a bare plural follows ("pick up objects,
+    then place them in their usual locations" -> pick_up, put_down_to). Any thing the verb
+    is offered on may be one."""
     moves = meanings(verbs).moves
-    out: set[str] = set()
-    for sentence in SENTENCE.split(task):
+    found: list[tuple[int, int, str]] = []
+    for k, sentence in enumerate(SENTENCE.split(task)):
         said = WORD.findall(sentence.lower())
         for verb in verbs:
             if verb.name in moves or not verb.arg_kinds:
                 continue
             for form in (verb.name, *verb.aliases):
                 core = [w for w in WORD.findall(form.lower()) if w not in _PARTICLES]
-                if core and any(_plural(w) for w in _things_after(said, core)):
-                    out.add(verb.name)
-    return out
+                at = [i for i, w in _things_after(said, core) if _plural(w)] if core else []
+                found += [(k, i, verb.name) for i in at[:1]]
+    return list(dict.fromkeys(name for _, _, name in sorted(found)))
 
 
-def _things_after(said: Sequence[str], core: Sequence[str]) -> list[str]:
-    """The first word past the links after each mention of ``core`` in ``said``."""
+def class_relations(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
+) -> list[Action]:
+    """The candidates that relate two things by a verb ``task`` asks of a class of things
+    (:func:`class_verbs`: "place them in their usual locations"): where each goes is the
+    robot's judgement, which how near the two names are in meaning informs."""
+    many = class_verbs(task, verbs)
+    return [a for a in candidates if a.verb in many and len(a.args) > 1]
+
+
+def _things_after(said: Sequence[str], core: Sequence[str]) -> list[tuple[int, str]]:
+    """(where, word): the first word past the links after each mention of ``core``."""
     n, out = len(core), []
     for i in range(len(said) - n + 1):
         if list(said[i : i + n]) == list(core):
             rest = [w for w in said[i + n :] if w not in _LINKS]
-            out += rest[:1]
+            out += [(i, w) for w in rest[:1]]
     return out
 
 

@@ -116,6 +116,37 @@ def unchanged_reads(
     return out
 
 
+def score_fell(trajectory: Sequence[TrajectoryStep]) -> set[str]:
+    """Actions after which the world's score fell ("put the cushion on the dining chair"
+    took back the point its take had earned): the world said no, so they are not asked again
+    while the window holds them. None in a world that keeps no score."""
+    out: set[str] = set()
+    for before, item in pairwise(trajectory):
+        was, now = before.get("score"), item.get("score")
+        if was is not None and now is not None and now < was:
+            out.add(str(item["action"]))
+    return out
+
+
+def progress_undone(
+    trajectory: Sequence[TrajectoryStep], candidates: Sequence[Action], verbs: Sequence[VerbSpec]
+) -> set[str]:
+    """The candidates that would undo a step after which the score rose (take back the
+    cushion put where it belongs): the step's verb reverses another (``VerbSpec.reverses``)
+    and the undo is that other verb on its first thing. Not the other way round: a put after
+    a take that scored goes somewhere new. None in a world that keeps no score."""
+    pairs = {verb.name: {verb.reverses} for verb in verbs if verb.reverses}
+    out: set[str] = set()
+    for before, item in pairwise(trajectory):
+        was, now = before.get("score"), item.get("score")
+        if was is None or now is None or now <= was or str(item["outcome"]) in FAILED:
+            continue
+        verb, args = parsed(str(item["action"]))
+        undo = pairs.get(verb, set())
+        out |= {str(a) for a in candidates if a.verb in undo and a.args[:1] == args[:1]}
+    return out
+
+
 def _verb(item: TrajectoryStep) -> str:
     return str(item.get("verb") or str(item["action"]).split("(", 1)[0])
 

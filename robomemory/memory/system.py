@@ -48,8 +48,10 @@ class MemorySystem:
         stores: list[VectorStore] | None = None,
         graph_store: GraphStore | None = None,
         episodes: EpisodeLog | None = None,
+        embedder: Embeddings | None = None,
     ):
         self.cfg = cfg
+        self.embedder = embedder  # the memories' own (cached); None when none was given
         self.robot_id = robot_id
         self.temporal = temporal
         self.spatial = spatial
@@ -116,6 +118,7 @@ class MemorySystem:
             history,
             stores=stores,
             graph_store=graph_store,
+            embedder=embedder,
         )
         system.world = world
         return system

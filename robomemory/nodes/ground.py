@@ -3,12 +3,16 @@ the actions the world affords now, the spatial map's routes and the recalled les
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import Route
+from robomemory.core import Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import Scene, WorldModel, brief
+from robomemory.grounding.ranking import class_relations
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
 from robomemory.memory.temporal import step_line
@@ -26,8 +30,9 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     trajectory = state.get("trajectory") or []
     scene = Scene(obs.place, tuple(obs.holding), state.get("task") or "", tuple(trajectory))
     semantic = (state.get("recalled") or {}).get("semantic") or ""
+    space = run.ctx.executor.action_space()
     briefing = brief(
-        run.ctx.executor.action_space(),
+        space,
         with_verdict_places(world_model(state), semantic),
         scene,
         lessons=lesson_actions(semantic),
@@ -35,8 +40,30 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         routes=map_routes(run.ctx),
         limit=run.ctx.config.max_candidates,
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
+        affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task),
     )
     return run.finish({"briefing": briefing.model_dump(mode="json")})
+
+
+def relation_affinity(
+    ctx: AgentContext, candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
+) -> dict[str, float]:
+    """For a task that asks to relate a class of things ("place them in their usual
+    locations"): each offered relation's cosine between its two names in the embedder's
+    space, a prior for where a thing usually goes (a cushion nearer a sofa than a counter).
+    Empty for any other task, or without an embedder."""
+    relations = class_relations(candidates, verbs, task)
+    embedder = ctx.memory.embedder if ctx.memory is not None else None
+    if not relations or embedder is None:
+        return {}
+    names = sorted({n for a in relations for n in a.args[:2]})
+    vectors = dict(zip(names, embedder.embed_documents(names), strict=True))
+    return {str(a): _cosine(vectors[a.args[0]], vectors[a.args[1]]) for a in relations}
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    norm = math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
 
 
 def with_verdict_places(world: WorldModel, semantic: str) -> WorldModel:
