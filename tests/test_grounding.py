@@ -40,6 +40,7 @@ from robomemory.grounding import (
 )
 from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
+from robomemory.grounding.offered import offer
 from robomemory.grounding.ranking import class_verbs
 from robomemory.grounding.states import update_states
 from robomemory.nodes.ground import relation_affinity
@@ -1255,3 +1256,38 @@ def test_what_blocks_a_refused_move_is_opened_here_whatever_was_opened_elsewhere
     path.append(["open(door to south)", "L2", "living room"])
     opened = briefed(space, "living room", task=task, path=path)
     assert "open(door to south)" not in opened.search  # opened here: nothing left to open
+
+
+def test_a_move_refused_at_a_closed_door_is_offered_again_once_that_door_is_opened():
+    """go(south) refused twice alike ("the door is closed") waits; opening "door to south"
+    (a name that holds the move's word) makes it worth asking again, opening a drawer does
+    not."""
+    from robomemory.grounding import refused_again
+
+    said = "you can't move there, the door is closed."
+    path = [["", "S0", "kitchen"], ["go(south)", "S0", "kitchen", said]]
+    path += [["open(drawer)", "S1", "kitchen"], ["go(south)", "S1", "kitchen", said]]
+    assert refused_again(path, "kitchen") == {"go(south)"}
+    assert refused_again([*path, ["open(cupboard)", "S2", "kitchen"]], "kitchen") == {"go(south)"}
+    assert refused_again([*path, ["open(door to south)", "S2", "kitchen"]], "kitchen") == set()
+
+
+def test_the_world_model_keeps_what_moved_the_score_for_the_whole_task():
+    """What lowered or raised the score stays known past the state's window of steps: the
+    wrong put is not offered ten steps later, nor the take that would undo the right one."""
+    space = ActionSpace(verbs=VERBS, candidates=[act("put_down_to(cushion, chair)")])
+    world = WorldModel().observe(space, "kitchen", ["a kitchen"], world="S0")
+    moves = [("pick_up(cushion)", 0.25), ("put_down_to(cushion, chair)", 0.0)]
+    moves += [("pick_up(cushion)", 0.25), ("put_down_to(cushion, sofa)", 0.5)]
+    moves += [(f"inspect(page {i})", 0.5) for i in range(10)]
+    for i, (action, score) in enumerate(moves, 1):
+        step = {"step": i, "action": action, "verb": action.split("(")[0], "outcome": "succeeded",
+                "message": "", "score": score, "changed": True, "place": "kitchen",
+                "world": f"S{i}"}  # fmt: skip
+        world = world.observe(space, "kitchen", [], step=step)
+    assert world.fell == ["put_down_to(cushion, chair)"]
+    # the first step has no score before it to compare with
+    assert world.rose == ["pick_up(cushion)", "put_down_to(cushion, sofa)"]
+    back = [act("pick_up(cushion)"), act("put_down_to(cushion, chair)"), act("open(box)")]
+    shown = offer(back, VERBS, world, Scene("kitchen", ("cushion",)))
+    assert [str(a) for a in shown] == ["open(box)"]

@@ -52,7 +52,7 @@ from robomemory.grounding.spent import (
     fresh_candidates,
     progress_undone,
     refused_again,
-    score_fell,
+    scored_actions,
     unchanged_reads,
 )
 from robomemory.grounding.text import holds, named_by, word_list, words
@@ -80,7 +80,10 @@ def offered_candidates(
 ) -> list[Action]:
     """The candidates a prompt shows, from the parts of a world model (the baselines keep
     them apart): :func:`offer` over a :class:`WorldModel` of them."""
+    fell, rose = scored_actions(trajectory)
     world = WorldModel(
+        fell=fell,
+        rose=rose,
         notes=list(notes),
         done=list(done),
         states=dict(states or {}),
@@ -239,7 +242,7 @@ def set_aside(
     aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
     aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
     aside += refused_again(world.path, scene.place)
-    aside += score_fell(scene.trajectory) | progress_undone(scene.trajectory, candidates, verbs)
+    aside += [*world.fell, *progress_undone(world.rose, candidates, verbs)]
     return fresh_candidates(candidates, scene.trajectory, scene.place, verbs, aside, scene.held)
 
 

@@ -8,7 +8,7 @@ from itertools import pairwise
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import parsed
+from robomemory.grounding.text import parsed, words
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
 LOOK = "look()"  # describes the place the robot is in
@@ -91,7 +91,13 @@ def _touches(
         return False
     if step[1] is not None and step[1] == before[1]:
         return False
-    return any(a.lower() in named or a.lower() in answer for a in parsed(str(step[0]))[1])
+    # a thing whose name holds a named one's words: opening "door to south" answers
+    # go(south), refused with "the door is closed"
+    named_words = [words(n) for n in named if words(n)]
+    return any(
+        a.lower() in named or a.lower() in answer or any(w <= words(a) for w in named_words)
+        for a in parsed(str(step[0]))[1]
+    )
 
 
 def unchanged_reads(
@@ -116,34 +122,46 @@ def unchanged_reads(
     return out
 
 
-def score_fell(trajectory: Sequence[TrajectoryStep]) -> set[str]:
-    """Actions after which the world's score fell ("put the cushion on the dining chair"
-    took back the point its take had earned): the world said no, so they are not asked again
-    while the window holds them. None in a world that keeps no score."""
-    out: set[str] = set()
+MAX_SCORED = 200  # actions a task's model keeps per direction of the score
+
+
+def scored(
+    fell: Sequence[str], rose: Sequence[str], was: float | None, item: TrajectoryStep
+) -> tuple[list[str], list[str]]:
+    """(fell, rose) after ``item``: its action joins those after which the world's score
+    fell ("put the cushion on the dining chair" took back the point its take had earned) or
+    rose; ``was`` is the score before it. Unchanged in a world that keeps no score."""
+    now = item.get("score")
+    action = str(item["action"])
+    if was is None or now is None or now == was or str(item["outcome"]) in FAILED:
+        return list(fell), list(rose)
+    if now < was:
+        return [*fell, action][-MAX_SCORED:], list(rose)
+    return list(fell), [*rose, action][-MAX_SCORED:]
+
+
+def scored_actions(trajectory: Sequence[TrajectoryStep]) -> tuple[list[str], list[str]]:
+    """(fell, rose) over a whole ``trajectory`` (:func:`scored`; the baselines keep it all)."""
+    fell: list[str] = []
+    rose: list[str] = []
     for before, item in pairwise(trajectory):
-        was, now = before.get("score"), item.get("score")
-        if was is not None and now is not None and now < was:
-            out.add(str(item["action"]))
-    return out
+        fell, rose = scored(fell, rose, before.get("score"), item)
+    return fell, rose
 
 
 def progress_undone(
-    trajectory: Sequence[TrajectoryStep], candidates: Sequence[Action], verbs: Sequence[VerbSpec]
+    rose: Collection[str], candidates: Sequence[Action], verbs: Sequence[VerbSpec]
 ) -> set[str]:
-    """The candidates that would undo a step after which the score rose (take back the
-    cushion put where it belongs): the step's verb reverses another (``VerbSpec.reverses``)
-    and the undo is that other verb on its first thing. Not the other way round: a put after
-    a take that scored goes somewhere new. None in a world that keeps no score."""
-    pairs = {verb.name: {verb.reverses} for verb in verbs if verb.reverses}
+    """The candidates that would undo an action after which the score ``rose`` (take back
+    the cushion put where it belongs): its verb reverses another (``VerbSpec.reverses``) and
+    the undo is that other verb on its first thing. Not the other way round: a put after a
+    take that scored goes somewhere new."""
+    pairs = {verb.name: verb.reverses for verb in verbs if verb.reverses}
     out: set[str] = set()
-    for before, item in pairwise(trajectory):
-        was, now = before.get("score"), item.get("score")
-        if was is None or now is None or now <= was or str(item["outcome"]) in FAILED:
-            continue
-        verb, args = parsed(str(item["action"]))
-        undo = pairs.get(verb, set())
-        out |= {str(a) for a in candidates if a.verb in undo and a.args[:1] == args[:1]}
+    for action in rose:
+        verb, args = parsed(action)
+        undo = pairs.get(verb)
+        out |= {str(a) for a in candidates if a.verb == undo and a.args[:1] == args[:1]}
     return out
 
 

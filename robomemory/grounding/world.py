@@ -18,6 +18,7 @@ from robomemory.episode import TrajectoryStep
 from robomemory.grounding.frontier import untaken_exits, update_acts_at, update_seen
 from robomemory.grounding.loops import extend_path, refusal
 from robomemory.grounding.notes import update_done, update_notes
+from robomemory.grounding.spent import scored
 from robomemory.grounding.states import update_states
 
 
@@ -53,6 +54,13 @@ class WorldModel(BaseModel):
     acts_at: dict[str, str] = Field(
         default_factory=dict, description="act on nothing -> place where it was last offered"
     )
+    score: float | None = Field(default=None, description="the world's score after the last step")
+    fell: list[str] = Field(
+        default_factory=list, description="actions after which the score fell (bounded)"
+    )
+    rose: list[str] = Field(
+        default_factory=list, description="actions after which the score rose (bounded)"
+    )
 
     @classmethod
     def recalled(cls, places: Mapping[str, str]) -> WorldModel:
@@ -74,6 +82,7 @@ class WorldModel(BaseModel):
         """The model after the world showed ``texts`` at ``place`` and offers ``space`` now:
         at a task's start (no ``step``: the path begins at ``world``), or after ``step``
         (its action, outcome and the world it left)."""
+        fell, rose, score = list(self.fell), list(self.rose), self.score
         if step is None:
             path = [["", world, place]]
             notes, done = list(self.notes), list(self.done)
@@ -81,6 +90,8 @@ class WorldModel(BaseModel):
             path = extend_path(self.path, step["action"], step.get("world"), place, refusal(step))
             notes = update_notes(self.notes, step, task, space.verbs)
             done = update_done(self.done, step)
+            fell, rose = scored(fell, rose, score, step)
+            score = step["score"] if step.get("score") is not None else score
         names = known_names(space)
         states = dict(self.states)
         for text in dict.fromkeys(t for t in texts if t):
@@ -94,6 +105,9 @@ class WorldModel(BaseModel):
             exits=untaken_exits(self.exits, place, offered, verbs, path),
             seen=update_seen(self.seen, place, offered, verbs, held),
             acts_at=update_acts_at(self.acts_at, place, offered, verbs),
+            score=score,
+            fell=fell,
+            rose=rose,
         )
 
     def read(self) -> list[str]:
