@@ -1291,3 +1291,14 @@ def test_the_world_model_keeps_what_moved_the_score_for_the_whole_task():
     back = [act("pick_up(cushion)"), act("put_down_to(cushion, chair)"), act("open(box)")]
     shown = offer(back, VERBS, world, Scene("kitchen", ("cushion",)))
     assert [str(a) for a in shown] == ["open(box)"]
+
+
+def test_an_act_that_only_undoes_ranks_last_unless_a_text_asks_for_it():
+    """close(fridge) listed second in a kitchen the robot never opened anything in (the
+    world's own order) ranks last: closing only undoes; a task that asks to close keeps
+    its place."""
+    candidates = [act("inspect(cookbook)"), act("close(fridge)"), act("pick_up(milk)")]
+    shown = offered_candidates(candidates, [], "kitchen", verbs=VERBS, task="Cook a meal.")
+    assert [str(a) for a in shown][-1] == "close(fridge)"
+    asked = offered_candidates(candidates, [], "kitchen", verbs=VERBS, task="Close the fridge.")
+    assert str(asked[-1]) != "close(fridge)"

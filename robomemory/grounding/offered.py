@@ -175,9 +175,7 @@ def offer(
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
-    ranked = by_relevance(
-        kept, world.read(), world.done, verbs, avoid=last, prefer=set(lessons[0]), task=goal
-    )
+    ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)
     leads = promote(
         ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal, near=affinity
     )

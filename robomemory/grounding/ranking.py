@@ -27,7 +27,6 @@ WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
 def by_relevance(
     candidates: Sequence[Action],
     goal_texts: Sequence[str],
-    done: Sequence[str] = (),
     verbs: Sequence[VerbSpec] = (),
     avoid: Collection[str] = (),
     prefer: Collection[str] = (),
@@ -35,16 +34,17 @@ def by_relevance(
 ) -> list[Action]:
     """Candidates ordered for a small model, which reads a list top-down and favours its head.
 
-    Actions that would undo what is done (``done``: actions that changed the world; the undo
-    is ``VerbSpec.reverses``; not when ``task`` or a goal text names its verb: "pick up
-    objects, then place them") and actions to ``avoid`` (lessons say they hurt, an irreversible
-    act the instructions do not ask for) go last; before them, candidates the goal texts name,
-    text by text from the most pressing (the newest note read, then the task) — a named verb
-    first, the first named first (instructions are written in the order they are done), then
-    named arguments; the world's order breaks ties. Ahead of both: when a text names a verb
-    the world does not offer now, acting on what that verb's description says it needs
-    ("sand: needs a held file" -> ``pick_up(file)``). Actions to ``prefer`` (lessons say they
-    helped) break the ties that are left, each one itself (not its verb).
+    Actions that only undo (their verb reverses another, ``VerbSpec.reverses``: close, put
+    back; not when ``task`` or a goal text names the verb: "pick up objects, then place
+    them"; a kitchen's ``close(fridge)`` was listed second) and actions to ``avoid``
+    (lessons say they hurt, an irreversible act the instructions do not ask for) go last;
+    before them, candidates the goal texts name, text by text from the most pressing (the
+    newest note read, then the task) — a named verb first, the first named first
+    (instructions are written in the order they are done), then named arguments; the
+    world's order breaks ties. Ahead of both: when a text names a verb the world does not
+    offer now, acting on what that verb's description says it needs ("sand: needs a held
+    file" -> ``pick_up(file)``). Actions to ``prefer`` (lessons say they helped) break the
+    ties that are left, each one itself (not its verb).
     """
     offered = {a.verb for a in candidates}
     meaning = meanings(verbs)
@@ -52,7 +52,6 @@ def by_relevance(
     goals = [words(text) for text in goal_texts]
     texts = [word_list(text) for text in goal_texts]
     needs = [needs_of(goal, described, offered) for goal in goals]
-    done_words = [words(d) for d in done]
     forms = {v.name: [word_list(f) for f in (v.name, *v.aliases)] for v in verbs}
     # an undo the texts ask for is the task ("pick up objects, then place them"), not a loop
     asked = set().union(*(named_verbs(text, verbs) for text in [*goal_texts, task]))
@@ -65,7 +64,8 @@ def by_relevance(
         for goal, need, text in zip(goals, needs, texts, strict=True):
             at = min(_named_at(form, text) for form in said)
             hits += [-len(args & need) if acting else 0, at, -len(args & goal)]
-        undoes = _undoes(action, meaning.reverses, done_words) and action.verb not in asked
+        # an act that only undoes (a declared reversal: close, put back) no text asks for
+        undoes = action.verb in meaning.reverses and action.verb not in asked
         last = undoes or str(action) in avoided
         return (int(last), *hits, int(str(action) not in preferred))
 
@@ -87,16 +87,6 @@ def needs_of(goal: set[str], described: Mapping[str, str], offered: set[str]) ->
     """Words of the descriptions of the verbs ``goal`` names that are not offered now."""
     named = [v for v in described if v not in offered and words(v) and words(v) <= goal]
     return set().union(*(words(described[v]) - words(v) for v in named))
-
-
-def _undoes(action: Action, reverses: Mapping[str, str], done_words: list[set[str]]) -> bool:
-    """Whether ``action`` reverses a done action: its verb undoes another
-    (``VerbSpec.reverses``: putting down what was taken, closing what was opened) and its
-    thing is one a done action acted on or made."""
-    if action.verb not in reverses or not action.args:
-        return False
-    thing = words(action.args[0])
-    return any(thing and thing <= w for w in done_words)
 
 
 def irreversible_repeats(
