@@ -36,7 +36,7 @@ def by_relevance(
 
     Actions that only undo (their verb reverses another, ``VerbSpec.reverses``: close, put
     back; not when ``task`` or a goal text names the verb: "pick up objects, then place
-    them"; a kitchen's ``close(fridge)`` was listed second) and actions to ``avoid``
+    them"; a kitchen's ``close(fridge)`` was listed second), then actions to ``avoid``
     (lessons say they hurt, an irreversible act the instructions do not ask for) go last;
     before them, candidates the goal texts name, text by text from the most pressing (the
     newest note read, then the task) — a named verb first, the first named first
@@ -66,8 +66,9 @@ def by_relevance(
             hits += [-len(args & need) if acting else 0, at, -len(args & goal)]
         # an act that only undoes (a declared reversal: close, put back) no text asks for
         undoes = action.verb in meaning.reverses and action.verb not in asked
-        last = undoes or str(action) in avoided
-        return (int(last), *hits, int(str(action) not in preferred))
+        # what to avoid after the undoes: a wrong focus ends a task, a close does not
+        last = 2 if str(action) in avoided else int(undoes)
+        return (last, *hits, int(str(action) not in preferred))
 
     avoided, preferred = set(avoid), set(prefer)
     return sorted(candidates, key=key)
