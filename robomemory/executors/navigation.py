@@ -109,9 +109,13 @@ def close_rosbridge(ros: roslibpy.Ros) -> None:
 
 
 def _stop_reconnecting(ros: roslibpy.Ros) -> None:
+    """Stop the link's reconnecting, on the event loop's own thread: called from another
+    while a connect attempt was starting, twisted's connector failed an assertion."""
     stop = getattr(ros.factory, "stopTrying", None)
     if callable(stop):
-        stop()
+        from twisted.internet import reactor  # roslibpy's event loop
+
+        reactor.callFromThread(stop)
 
 
 @dataclass
