@@ -36,7 +36,7 @@ def by_relevance(
 
     Actions that only undo (their verb reverses another, ``VerbSpec.reverses``: close, put
     back; not when ``task`` or a goal text names the verb: "pick up objects, then place
-    them"; a kitchen's ``close(fridge)`` was listed second), then actions to ``avoid``
+    them"; a world's own order had listed a close second), then actions to ``avoid``
     (lessons say they hurt, an irreversible act the instructions do not ask for) go last;
     before them, candidates the goal texts name, text by text from the most pressing (the
     newest note read, then the task) — a named verb first, the first named first

@@ -50,7 +50,7 @@ def relation_affinity(
 ) -> dict[str, float]:
     """For a task that asks to relate a class of things ("place them in their usual
     locations"): each offered relation's cosine between its two names in the embedder's
-    space, a prior for where a thing usually goes (a cushion nearer a sofa than a counter).
+    space, a prior for where a thing usually goes (a cushion nearer a sofa than a shelf).
     Empty for any other task, or without an embedder."""
     relations = class_relations(candidates, verbs, task)
     embedder = ctx.memory.embedder if ctx.memory is not None else None
