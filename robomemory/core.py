@@ -61,6 +61,11 @@ class Observation(BaseModel):
     holding: list[str] = Field(
         default_factory=list, description="What the robot holds, when it can tell."
     )
+    holding_known: bool = Field(
+        default=False,
+        description="The world reports what is held at every step: an empty ``holding`` "
+        "then means empty hands (a thing put down is no longer held on the map).",
+    )
     names: list[str] = Field(
         default_factory=list,
         description="Names of the things this observation shows, in the world's own words "
@@ -70,6 +75,15 @@ class Observation(BaseModel):
         default_factory=list,
         description="Those of ``names`` the world says never move (furniture, appliances, "
         "doors): each is in the room it is seen in, so the map places it without a model call.",
+    )
+    exits: dict[str, str] = Field(
+        default_factory=dict,
+        description="Where each way out of here leads, when the world says: a move's argument "
+        "-> the place ('west' -> 'basement').",
+    )
+    links: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="Pairs of places a text of this step says are joined (a map that was read).",
     )
 
     def bounded(self, limits: TextLimits) -> Observation:
@@ -84,6 +98,11 @@ class Observation(BaseModel):
                 "holding": [clip(n, name) for n in self.holding[: limits.names]],
                 "names": [clip(n, name) for n in self.names[: limits.names]],
                 "fixtures": [clip(n, name) for n in self.fixtures[: limits.names]],
+                "exits": {
+                    clip(k, name): clip(v, name)
+                    for k, v in list(self.exits.items())[: limits.names]
+                },
+                "links": [(clip(a, name), clip(b, name)) for a, b in self.links[: limits.names]],
             }
         )
 

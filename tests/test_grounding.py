@@ -864,6 +864,22 @@ def test_an_action_refused_twice_alike_stays_aside_past_world_changes():
     assert "glue(box, jar)" in _shown(candidates, walked, now="hall")
 
 
+def test_an_action_refused_in_a_state_is_not_asked_again_back_in_that_state():
+    """A door reported open was asked open at each return to its room: the world answers one
+    state alike, so coming back to it does not make the refusal worth asking again."""
+    already = "That is already open."
+    steps = [
+        _failing(1, "open(door to south)", already, "kitchen"),
+        {**_failing(2, "go(south)", "You are in the pantry.", "kitchen", ok=True), "world": "P"},
+        {**_failing(3, "go(north)", "You are in the kitchen.", "pantry", ok=True), "world": "W0"},
+    ]
+    candidates = [act("open(door to south)"), act("go(south)"), act("task_complete()")]
+    assert "open(door to south)" not in _shown(candidates, steps, "kitchen")
+    # the kitchen in another state (something opened there): asked again
+    other = [*steps, _failing(4, "open(cupboard)", "Opened.", "kitchen", ok=True)]
+    assert "open(door to south)" in _shown(candidates, other, "kitchen")
+
+
 def test_a_refusal_that_names_what_it_waits_for_is_asked_again_once_that_is_done():
     shut = "You have to open the red door first."
     trajectory = [

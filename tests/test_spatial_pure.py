@@ -160,6 +160,9 @@ def test_perception_outdates_the_robots_own_facts():
     assert stale_robot_facts(view, "kitchen", ["key"], ["cup", "table"]) == [1, 2]
     # nothing reported held and the cup not seen: only the place is known to have changed
     assert stale_robot_facts(view, "kitchen", [], ["table"]) == [1]
+    # a world that reports holding at every step says empty hands: both holds are stale
+    # (a thing put where it is not seen, no names reported, was still held on the map)
+    assert stale_robot_facts(view, "hall", [], [], holding_known=True) == [2, 3]
     assert stale_robot_facts(view, "hall", ["cup", "key"], []) == []
     assert stale_robot_facts(ListView(HOUSE[1:]), "hall", [], []) == []  # no robot yet
 

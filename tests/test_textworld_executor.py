@@ -252,7 +252,7 @@ def test_candidates_are_the_admissible_commands_in_the_action_api() -> None:
 def test_observation_grounds_place_names_and_holdings() -> None:
     ex = TextWorldExecutor(bundled_game("cooking_1room"))
     _, obs = ex.reset()
-    assert obs.place == "kitchen" and obs.holding == []
+    assert obs.place == "kitchen" and obs.holding == [] and obs.holding_known
     assert {"fridge", "milk", "cookbook"} <= set(obs.names)
     result = ex.execute(Action(verb="examine", args=["cookbook"]))
     assert result.details["changed"] is False  # a read changes nothing

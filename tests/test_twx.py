@@ -82,7 +82,7 @@ def test_each_step_says_the_room_the_world_state_and_what_is_held(world):
     """Maps, searches and loops need the place and the world's state: the world returns its
     room and inventory texts with every step (before, place and world were None)."""
     _task, obs = world.reset()
-    assert obs.place == "kitchen" and obs.world and obs.holding == []
+    assert obs.place == "kitchen" and obs.world and obs.holding == [] and obs.holding_known
     start = obs.world
     taken = world.execute(Action(verb="pick_up", args=["cookbook"])).observation
     assert taken.place == "kitchen" and taken.holding == ["cookbook"]
@@ -117,3 +117,30 @@ def test_a_tidy_up_task_asks_its_verbs_of_a_class_of_things():
     from robomemory.grounding.ranking import class_verbs
 
     assert class_verbs(task, verbs) == ["pick_up", "put_down_to"]
+
+
+def test_a_mapreader_world_tells_where_its_ways_lead_and_its_map_joins_places():
+    """The world's own layout of its texts: "To the West you see the basement." is a way out
+    and where it leads; a map read joins places (robomemory's world model routes by them)."""
+    from robomemory.core import Observation, TextLimits
+    from robomemory.eval.suites import TWX_MAPREADER_PARAMS
+    from robomemory.executors.envs.twx import map_links
+
+    ex = TextWorldExpressExecutor("mapreader", seed=11, params=TWX_MAPREADER_PARAMS)
+    try:
+        _task, obs = ex.reset()
+        assert obs.place == "studio" and obs.exits == {"east": "garage", "west": "basement"}
+        read = ex.execute(Action(verb="read", args=["map"])).observation
+        assert ("studio", "basement") in read.links and ("garage", "outside") in read.links
+        walked = ex.execute(Action(verb="go", args=["east"])).observation
+        assert walked.exits == {"south": "outside", "west": "studio"} and walked.links == []
+    finally:
+        ex.close()
+    assert map_links("The hall connects to the attic, spare room and den.") == (
+        ("hall", "attic"),
+        ("hall", "spare room"),
+        ("hall", "den"),
+    )
+    many = Observation(exits={f"d{i}": "x" * 300 for i in range(200)})
+    bounded = many.bounded(TextLimits(name_chars=20, names=5))
+    assert len(bounded.exits) == 5 and all(len(v) <= 20 for v in bounded.exits.values())

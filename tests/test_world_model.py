@@ -157,3 +157,54 @@ def test_the_graph_builds_one_briefing_a_step(agent_config, make_agent, monkeypa
     assert Briefing.model_validate(state["briefing"]).candidates
     for key in ("notes", "done_actions", "states", "path", "exits", "seen", "acts_at"):
         assert key not in state, key
+
+
+def test_the_world_model_keeps_the_ways_the_world_told_and_routes_by_them():
+    """Ways out told at each place and a map's links make one house: the first move of the
+    fewest-hops way to a place never visited, and the way to a place the task names."""
+    from robomemory.core import Action, ActionSpace, VerbSpec
+    from robomemory.grounding.frontier import Layout, toward_task_places, update_layout
+
+    verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True)]
+    moves = [Action(verb="go", args=[d]) for d in ("east", "west")]
+    space = ActionSpace(verbs=verbs, candidates=moves)
+    world = WorldModel().observe(space, "studio", ["..."], exits={"east": "garage"})
+    world = world.observe(space, "studio", ["..."], links=[("garage", "outside")])
+    assert world.ways == {"studio": {"east": "garage"}}
+    assert world.links == {"garage": ["outside"], "outside": ["garage"]}
+    layout = world.layout()
+    assert layout.first_move("outside", "studio", moves, verbs) == moves[0]  # via the garage
+    assert layout.first_move("cellar", "studio", moves, verbs) is None  # never told of
+    house = update_layout(Layout(), "studio", {"east": "garage", "west": "basement"}, [])
+    task = "Take the coin that is located in the basement, and put it into the box in the garage."
+    lead = toward_task_places(task, moves, verbs, here="studio", layout=house, visited=["studio"])
+    assert lead == [moves[1]]  # the basement, first in the task's words
+    been = toward_task_places(
+        task, moves, verbs, here="studio", layout=house, visited=["studio", "basement"]
+    )
+    assert been == [moves[0]]  # the garage, the one left not visited
+    assert (
+        toward_task_places("Find the coin.", moves, verbs, here="studio", layout=house, visited=[])
+        == []
+    )
+
+
+def test_the_offered_list_leads_with_the_way_to_the_place_the_task_names():
+    """The move the world told leads to the task's place heads the list the planner sees (a
+    1.5B planner walked east into the garage, the basement named to the west, 40 steps)."""
+    from robomemory.core import Action, ActionSpace, VerbSpec
+    from robomemory.grounding.offered import Scene, offer
+
+    verbs = [
+        VerbSpec(name="go", arg_kinds=["direction"], moves=True),
+        VerbSpec(name="read", arg_kinds=["object"], reads=True),
+    ]
+    moves = [Action(verb="go", args=[d]) for d in ("east", "west")]
+    space = ActionSpace(verbs=verbs, candidates=moves)
+    told = {"east": "garage", "west": "basement"}
+    world = WorldModel().observe(space, "studio", ["..."], world="S0", exits=told)
+    task = "Take the coin that is located in the basement."
+    shown = offer(moves, verbs, world, Scene("studio", task=task))
+    assert [str(a) for a in shown] == ["go(west)", "go(east)"]
+    blind = WorldModel().observe(space, "studio", ["..."], world="S0")
+    assert str(offer(moves, verbs, blind, Scene("studio", task=task))[0]) == "go(east)"

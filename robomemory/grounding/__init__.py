@@ -72,6 +72,7 @@ from robomemory.grounding.spent import (
     LOOK,
     fresh_candidates,
     refused_again,
+    refused_in_this_state,
     spent_actions,
     unchanged_reads,
 )
@@ -120,6 +121,7 @@ __all__ = [
     "promote",
     "refusal",
     "refused_again",
+    "refused_in_this_state",
     "result_forms",
     "revealed_things",
     "Scene",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from robomemory.core import Action, ActionSpace, Route, VerbSpec
 from robomemory.grounding.choice import by_direction, described_things, unvisited_moves
-from robomemory.grounding.frontier import act_moves, fetch_moves
+from robomemory.grounding.frontier import act_moves, fetch_moves, move_to
 from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
@@ -24,7 +24,6 @@ from robomemory.grounding.offered import (
     wanted_things,
 )
 from robomemory.grounding.ranking import helped_now
-from robomemory.grounding.text import word_list
 from robomemory.grounding.world import WorldModel, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
@@ -190,16 +189,27 @@ def fetch_lines(
         seen=seen,
         held=held,
         in_place=wanted.in_place,
+        layout=world.layout(),
     )
-    places = {tuple(word_list(a.args[0])) for a in moves if a.args}  # the map's spelling too
+    layout = world.layout()
     away = [
         f"{t} ({seen[t]})"
         for t in wanted.things
-        if t not in held and t in seen and tuple(word_list(seen[t])) in places
+        if t not in held
+        and t in seen
+        and move_to(seen[t], offered, verbs, here=scene.place, layout=layout) in moves
     ]
     if not moves and wanted.act is not None and not missing:
-        moves = act_moves(wanted.act, offered, verbs, here=scene.place, acts_at=world.acts_at)
-        away = [f"{wanted.act}() ({moves[0].args[0]})"] if moves else []
+        acts_at = world.acts_at
+        moves = act_moves(
+            wanted.act, offered, verbs, here=scene.place, acts_at=acts_at, layout=layout
+        )
+        if moves:  # a move by direction names no place: where the act was offered
+            by_way = relative_move(moves[0], verbs)
+            at = acts_at.get(wanted.act, "") if by_way else moves[0].args[0]
+            away = [f"{wanted.act}() ({at})"]
+        else:
+            away = []
     return (away, [str(a) for a in moves]) if moves else ([], [])
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Collection, Mapping, Sequence
 from itertools import pairwise
+from typing import NamedTuple
 
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
@@ -17,6 +18,104 @@ from robomemory.grounding.states import shows
 from robomemory.grounding.text import holds, parsed, word_list
 
 _FAR = 1 << 20  # a place no known route reaches
+MAX_LAYOUT_PLACES = 200  # places whose ways out a task's model keeps
+
+
+class Layout(NamedTuple):
+    """The house as the world's texts declare it (``Observation.exits`` and ``links``): per
+    place, where each way out leads (move argument -> place), and the places joined to each
+    (a map read). Walked ways are the spatial map's; these are told, visited or not."""
+
+    ways: Mapping[str, Mapping[str, str]] = {}
+    links: Mapping[str, Sequence[str]] = {}
+
+    def neighbours(self, place: str) -> list[str]:
+        """The places one way from ``place``, both directions of a told way or link."""
+        out = [*self.ways.get(place, {}).values(), *self.links.get(place, ())]
+        out += [p for p, ways in self.ways.items() if place in ways.values()]
+        return list(dict.fromkeys(out))
+
+    def first_move(
+        self, target: str, here: str | None, candidates: Sequence[Action], verbs: Sequence[VerbSpec]
+    ) -> Action | None:
+        """The offered move that starts the fewest-hops told way from ``here`` to ``target``:
+        one whose argument the way out of here leads by (``ways[here]``)."""
+        if here is None or here == target:
+            return None
+        before: dict[str, str] = {here: here}
+        todo = deque([here])
+        while todo and target not in before:
+            at = todo.popleft()
+            for nb in self.neighbours(at):
+                if nb not in before:
+                    before[nb] = at
+                    todo.append(nb)
+        if target not in before:
+            return None
+        hop = target
+        while before[hop] != here:
+            hop = before[hop]
+        moves = meanings(verbs).moves
+        out = self.ways.get(here, {})
+        return next(
+            (a for a in candidates if a.verb in moves and a.args and out.get(a.args[0]) == hop),
+            None,
+        )
+
+
+def update_layout(
+    layout: Layout, place: str | None, exits: Mapping[str, str], links: Sequence[Sequence[str]]
+) -> Layout:
+    """``layout`` with the ways out of ``place`` the world told now and the ``links`` a text
+    of this step joined (bounded to MAX_LAYOUT_PLACES places)."""
+    ways = {p: dict(w) for p, w in layout.ways.items()}
+    if place and exits:
+        ways.pop(place, None)
+        ways[place] = dict(exits)
+    joined = {p: list(n) for p, n in layout.links.items()}
+    for a, b in links:
+        if a != b:
+            joined.setdefault(a, [])
+            joined.setdefault(b, [])
+            joined[a] += [b] if b not in joined[a] else []
+            joined[b] += [a] if a not in joined[b] else []
+    return Layout(_newest(ways), _newest(joined))
+
+
+def _newest(by_place: dict) -> dict:
+    """The MAX_LAYOUT_PLACES places last told of."""
+    return dict(list(by_place.items())[-MAX_LAYOUT_PLACES:])
+
+
+def toward_task_places(
+    task: str,
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    *,
+    here: str | None,
+    layout: Layout,
+    visited: Collection[str],
+) -> list[Action]:
+    """The move that starts the told way to the first place the task names (in the task's
+    order) that the robot has not been in ("the coin that is located in the basement": the
+    way to the basement), while the world's texts have told of such a place."""
+    known = {*layout.ways, *layout.links}
+    known |= {p for w in layout.ways.values() for p in w.values()}
+    said = word_list(task)
+    named = [p for p in known if p not in visited and p != here and holds(said, word_list(p))]
+    named.sort(key=lambda p: _first_at(said, word_list(p)))
+    for place in named:
+        move = layout.first_move(place, here, candidates, verbs)
+        if move is not None:
+            return [move]
+    return []
+
+
+def _first_at(seq: Sequence[str], part: Sequence[str]) -> int:
+    """Where ``part`` first occurs in ``seq`` as consecutive words (len(seq) if nowhere)."""
+    n = len(part)
+    found = (i for i in range(len(seq) - n + 1) if list(seq[i : i + n]) == list(part))
+    return next(found, len(seq))
 
 
 def hops(routes: Sequence[Route], here: str | None) -> dict[str, int]:
@@ -247,14 +346,25 @@ def update_acts_at(
     return {**acts_at, **dict.fromkeys(sorted(here), place)} if place else dict(acts_at)
 
 
-def move_to(place: str, candidates: Sequence[Action], verbs: Sequence[VerbSpec]) -> Action | None:
-    """The offered move whose target is ``place`` (the map spells places its own way)."""
+def move_to(
+    place: str,
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    *,
+    here: str | None = None,
+    layout: Layout | None = None,
+) -> Action | None:
+    """The offered move whose target is ``place`` (the map spells places its own way), else
+    the first move of the way the world's texts told from ``here`` (``layout``)."""
     moves = meanings(verbs).moves
     way = word_list(place)
-    return next(
+    named = next(
         (a for a in candidates if a.verb in moves and a.args and word_list(a.args[0]) == way),
         None,
     )
+    if named is not None or layout is None:
+        return named
+    return layout.first_move(place, here, candidates, verbs)
 
 
 def act_moves(
@@ -264,6 +374,7 @@ def act_moves(
     *,
     here: str | None,
     acts_at: Mapping[str, str],
+    layout: Layout | None = None,
 ) -> list[Action]:
     """The move to where the act on nothing ``act`` (what is next to do) was last offered
     (``acts_at``) or, never offered yet, where its verb says it is done
@@ -274,7 +385,7 @@ def act_moves(
         return []
     if word_list(at) == word_list(here or ""):
         return []
-    move = move_to(at, candidates, verbs)
+    move = move_to(at, candidates, verbs, here=here, layout=layout)
     return [move] if move is not None else []
 
 
@@ -287,6 +398,7 @@ def fetch_moves(
     seen: Mapping[str, str],
     held: Collection[str] = (),
     in_place: Collection[str] = (),
+    layout: Layout | None = None,
 ) -> list[Action]:
     """While no ``wanted`` thing is here to take (offered, not held), the moves to where the
     wanted things neither here nor held were last seen (``seen``), in ``wanted``'s order.
@@ -303,7 +415,7 @@ def fetch_moves(
             continue
         if word_list(at) == word_list(here or ""):
             continue
-        move = move_to(at, candidates, verbs)
+        move = move_to(at, candidates, verbs, here=here, layout=layout)
         if move is not None and move not in out:
             out.append(move)
     return out

@@ -25,6 +25,7 @@ from robomemory.grounding.frontier import (
     moves_led,
     revealed_things,
     searched_out,
+    toward_task_places,
 )
 from robomemory.grounding.instructions import (
     SENTENCE,
@@ -52,6 +53,7 @@ from robomemory.grounding.spent import (
     fresh_candidates,
     progress_undone,
     refused_again,
+    refused_in_this_state,
     scored_actions,
     unchanged_reads,
 )
@@ -234,12 +236,13 @@ def set_aside(
 ) -> list[Action]:
     """The candidates less those spent here, those that would loop, repeat an irreversible
     act (on the whole path: a thing fired forty steps ago is spoiled if fired again), read
-    again what will not change, ask again what was refused twice or lowered the score, or
-    undo what raised it (all of them when only finishing would be left)."""
+    again what will not change, ask again what was refused twice or in this very state or
+    lowered the score, or undo what raised it (all of them when only finishing would be
+    left)."""
     did = [*changing_actions(world.path), *world.done]
     aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
     aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
-    aside += refused_again(world.path, scene.place)
+    aside += [*refused_again(world.path, scene.place), *refused_in_this_state(world.path)]
     aside += [*world.fell, *progress_undone(world.rose, candidates, verbs)]
     return fresh_candidates(candidates, scene.trajectory, scene.place, verbs, aside, scene.held)
 
@@ -325,10 +328,23 @@ def promote(
             seen=world.seen,
             held=scene.held,
             in_place=wanted.in_place,
+            layout=world.layout(),
         )
         if not fetch and not missing:  # the act waits for what is still searched for
-            fetch = act_moves(wanted.act, ranked, verbs, here=place, acts_at=world.acts_at)
+            fetch = act_moves(
+                wanted.act, ranked, verbs, here=place, acts_at=world.acts_at, layout=world.layout()
+            )
         leads = fetch[:1] + [a for a in leads if a not in fetch[:1]]
+    # the world told where its ways lead: the way to a place the task names, not been in yet
+    toward = toward_task_places(
+        task,
+        ranked,
+        verbs,
+        here=place,
+        layout=world.layout(),
+        visited=visited_places(world.path),
+    )
+    leads = toward + [a for a in leads if a not in toward]
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
     asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]

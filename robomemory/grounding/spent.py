@@ -80,6 +80,16 @@ def refused_again(path: Sequence[Sequence], place: str | None) -> set[str]:
     return out
 
 
+def refused_in_this_state(path: Sequence[Sequence]) -> set[str]:
+    """Actions the task's ``path`` shows refused in the world state it ends in: a world
+    answers one state alike, so walking away and back (the same state again) does not make
+    them worth asking (a door reported open was asked open at each return)."""
+    if not path or path[-1][1] is None:
+        return set()
+    now = path[-1][1]
+    return {str(s[0]) for s in path if len(s) > 3 and s[3] is not None and s[1] == now}
+
+
 def _touches(
     step: Sequence, before: Sequence, named: set[str], answer: str, where: str | None
 ) -> bool:

@@ -15,7 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from robomemory.core import ActionSpace
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding.frontier import untaken_exits, update_acts_at, update_seen
+from robomemory.grounding.frontier import (
+    Layout,
+    untaken_exits,
+    update_acts_at,
+    update_layout,
+    update_seen,
+)
 from robomemory.grounding.loops import extend_path, refusal
 from robomemory.grounding.notes import update_done, update_notes
 from robomemory.grounding.spent import scored
@@ -61,6 +67,13 @@ class WorldModel(BaseModel):
     rose: list[str] = Field(
         default_factory=list, description="actions after which the score rose (bounded)"
     )
+    ways: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="place -> {move's argument -> place it leads to}, as the world told",
+    )
+    links: dict[str, list[str]] = Field(
+        default_factory=dict, description="place -> places a text read joins it to (a map)"
+    )
 
     @classmethod
     def recalled(cls, places: Mapping[str, str]) -> WorldModel:
@@ -78,10 +91,13 @@ class WorldModel(BaseModel):
         held: Sequence[str] = (),
         step: TrajectoryStep | None = None,
         task: str = "",
+        exits: Mapping[str, str] | None = None,
+        links: Sequence[Sequence[str]] = (),
     ) -> WorldModel:
         """The model after the world showed ``texts`` at ``place`` and offers ``space`` now:
         at a task's start (no ``step``: the path begins at ``world``), or after ``step``
-        (its action, outcome and the world it left)."""
+        (its action, outcome and the world it left); ``exits`` and ``links``: where the
+        world said the ways out of ``place`` lead, and places a text joined."""
         fell, rose, score = list(self.fell), list(self.rose), self.score
         if step is None:
             path = [["", world, place]]
@@ -97,6 +113,7 @@ class WorldModel(BaseModel):
         for text in dict.fromkeys(t for t in texts if t):
             states = update_states(states, text, names, space.verbs)
         offered, verbs = space.candidates, space.verbs
+        layout = update_layout(self.layout(), place, exits or {}, links)
         return WorldModel(
             notes=notes,
             done=done,
@@ -108,7 +125,13 @@ class WorldModel(BaseModel):
             score=score,
             fell=fell,
             rose=rose,
+            ways={p: dict(w) for p, w in layout.ways.items()},
+            links={p: list(n) for p, n in layout.links.items()},
         )
+
+    def layout(self) -> Layout:
+        """The house as the world's texts told it (:class:`frontier.Layout`)."""
+        return Layout(self.ways, self.links)
 
     def read(self) -> list[str]:
         """What the notes read, newest first (the most pressing text first)."""

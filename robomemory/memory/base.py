@@ -120,6 +120,9 @@ class SceneGrounding(BaseModel):
     names: list[str] = Field(default_factory=list)
     place: str | None = None
     holding: list[str] = Field(default_factory=list)
+    holding_known: bool = Field(
+        default=False, description="``holding`` is reported every step: empty is empty hands"
+    )
     text: str = Field(
         default="",
         description="the world's own words this step; the extractor reads them rather than "

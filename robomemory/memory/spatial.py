@@ -228,7 +228,11 @@ class SpatialMemory:
             if grounding is not None:
                 local, stale = settle_by_perception(local, grounding.holding)
                 stale += stale_robot_facts(
-                    self.store, grounding.place, grounding.holding, grounding.names
+                    self.store,
+                    grounding.place,
+                    grounding.holding,
+                    grounding.names,
+                    holding_known=grounding.holding_known,
                 )
             stats = SpatialUpdateStats(
                 step=step,

@@ -190,23 +190,30 @@ def select_local(
 
 
 def stale_robot_facts(
-    view: GraphView, place: str | None, holding: Collection[str], seen: Collection[str]
+    view: GraphView,
+    place: str | None,
+    holding: Collection[str],
+    seen: Collection[str],
+    *,
+    holding_known: bool = False,
 ) -> list[int]:
     """Ids of the robot's own edges that perception now contradicts (perception is the
     authority on the robot itself): 'I at' another place than ``place``; 'I hold x' when x is
-    seen lying in the scene (``seen``), or when ``holding`` is reported and x is not in it."""
+    seen lying in the scene (``seen``), or when ``holding`` is reported (non-empty, or
+    ``holding_known``: empty hands) and x is not in it."""
     if not view.known_vertices(["I"]):
         return []
     held = {normalize_name(h) for h in holding}
     visible = {normalize_name(n) for n in seen} - held
     here = normalize_name(place) if place else None
+    reported = bool(held) or holding_known
     out = []
     for t in view.edges_among({"I"} | view.neighbors({"I"})):
         if t.subject != "I" or t.id is None:
             continue
         if t.relation == "at" and here is not None and t.object != here:
             out.append(t.id)
-        elif t.relation == "hold" and (t.object in visible or (held and t.object not in held)):
+        elif t.relation == "hold" and (t.object in visible or (reported and t.object not in held)):
             out.append(t.id)
     return sorted(out)
 

@@ -42,6 +42,8 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         held=obs.holding,
         step=item,
         task=state.get("task") or "",
+        exits=obs.exits,
+        links=obs.links,
     )
     update: dict = {
         "step": step,

@@ -105,6 +105,7 @@ def scene_grounding(state: AgentState) -> SceneGrounding | None:
         fixtures=[n for n in obs.fixtures if n in obs.names],
         place=obs.place,
         holding=obs.holding,
+        holding_known=obs.holding_known,
         text=obs.text,
         arrived_by=_arrived_by(state, obs.place),
         short_here=stayed and verbatim_summary(obs.text, obs.place) is not None,

@@ -27,6 +27,8 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         [observation.text],
         world=world_of(observation),
         held=observation.holding,
+        exits=observation.exits,
+        links=observation.links,
     )
     wanted = (state.get("handles") or {}).get("episode_id") or uuid.uuid4().hex[:12]
     episode_id = claim_episode(run.ctx, wanted, _thread_of(runtime, run.ctx.config.robot_id))

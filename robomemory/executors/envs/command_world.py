@@ -103,6 +103,8 @@ class WorldReply:
     place: str | None = None  # where the agent is, when the world says
     world: str | None = None  # a digest of what the world shows (loop breaking)
     holding: tuple[str, ...] = ()  # the names of what the agent holds, when the world says
+    exits: tuple[tuple[str, str], ...] = ()  # (move's argument, place it leads to) from here
+    links: tuple[tuple[str, str], ...] = ()  # pairs of places the answer says are joined
 
 
 class CommandWorldExecutor(ABC):
@@ -110,6 +112,8 @@ class CommandWorldExecutor(ABC):
 
     verbs: tuple[Verb, ...] = ()
     max_score: float = 1.0
+    # the world's inventory comes with every answer: an empty ``holding`` is empty hands
+    reports_holding: bool = False
 
     def __init__(self) -> None:
         self._seen: dict[str, dict[str, None]] = {}
@@ -286,6 +290,9 @@ class CommandWorldExecutor(ABC):
             place=reply.place,
             world=reply.world,
             holding=list(reply.holding),
+            holding_known=self.reports_holding,
+            exits=dict(reply.exits),
+            links=list(reply.links),
         )
 
     @property

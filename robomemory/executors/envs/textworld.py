@@ -466,6 +466,7 @@ class TextWorldExecutor:
             place=self._room or None,
             world=world_digest(str(f) for f in state.facts),
             holding=sorted(held),
+            holding_known=True,  # read from the game's facts at every step
             names=names,
             fixtures=[n for n in names if not self._portable(n)],
         )

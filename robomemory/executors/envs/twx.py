@@ -103,6 +103,11 @@ FOLDS = ("train", "dev", "test")
 
 # The room a "look around" answer names ("You are in the kitchen. ...").
 _ROOM = re.compile(r"^You are in the ([a-z][a-z -]*?)\.")
+# Where each way out leads ("To the West you see the basement."), and a map's lines ("The
+# garage connects to the studio and outside."): the world's own layout of its texts.
+_EXIT = re.compile(r"To the (North|South|East|West) you see the ([a-z][a-z -]*?)\.")
+_LINK = re.compile(r"^\s*The ([a-z][a-z -]*?) connects to (?:the )?([a-z][a-z ,-]*?)\.\s*$", re.M)
+_LIST = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
 # "<verb> X" and "<verb> X in Y" forms of TextWorldExpress's valid actions.
 _ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop|touch) (.+)$")
@@ -119,6 +124,7 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
     """One TextWorldExpress game from (game, seed, params)."""
 
     max_score = 1.0
+    reports_holding = True  # the inventory's text comes with every step
 
     def __init__(
         self,
@@ -166,6 +172,7 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
             done=bool(done),
             won=bool(info.get("tasksuccess")),
             lost=bool(info.get("taskfailure")),
+            links=map_links(obs),
             **self._where(info),
         )
 
@@ -179,6 +186,7 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
             "place": m.group(1) if m else None,
             "world": world_digest([look, inventory]) if look else None,
             "holding": held_names(inventory, names),
+            "exits": tuple((d.lower(), p) for d, p in _EXIT.findall(look)),
         }
 
     def _visible(self) -> dict[str, list[str]]:
@@ -204,6 +212,15 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
     def gold_actions(self) -> list[str]:
         """The world's oracle command sequence for this seed."""
         return list(self._gold)
+
+
+def map_links(text: str) -> tuple[tuple[str, str], ...]:
+    """The pairs of places a map's lines join ("The garage connects to the studio and
+    outside." joins garage-studio and garage-outside)."""
+    out: list[tuple[str, str]] = []
+    for place, others in _LINK.findall(text):
+        out += [(place, o.strip()) for o in _LIST.split(others) if o.strip()]
+    return tuple(out)
 
 
 def twx_game_names() -> list[str]:
