@@ -178,11 +178,11 @@ def test_the_world_model_keeps_the_ways_the_world_told_and_routes_by_them():
     house = update_layout(Layout(), "studio", {"east": "garage", "west": "basement"}, [])
     task = "Take the coin that is located in the basement, and put it into the box in the garage."
     lead = toward_task_places(task, moves, verbs, here="studio", layout=house, visited=["studio"])
-    assert lead == [moves[1]]  # the basement, first in the task's words
+    assert lead == [("basement", moves[1])]  # first in the task's words
     been = toward_task_places(
         task, moves, verbs, here="studio", layout=house, visited=["studio", "basement"]
     )
-    assert been == [moves[0]]  # the garage, the one left not visited
+    assert been == [("garage", moves[0])]  # the one left not visited
     assert (
         toward_task_places("Find the coin.", moves, verbs, here="studio", layout=house, visited=[])
         == []
@@ -208,3 +208,17 @@ def test_the_offered_list_leads_with_the_way_to_the_place_the_task_names():
     assert [str(a) for a in shown] == ["go(west)", "go(east)"]
     blind = WorldModel().observe(space, "studio", ["..."], world="S0")
     assert str(offer(moves, verbs, blind, Scene("studio", task=task))[0]) == "go(east)"
+    # walked west and back, the way west would close a loop: told, it leads somewhere new
+    back = world.model_copy(update={"path": [["", "S0", "studio"], ["go(west)", "S1", "hall"],
+                                             ["go(east)", "S0", "studio"]]})  # fmt: skip
+    assert "go(west)" in [str(a) for a in offer(moves, verbs, back, Scene("studio", task=task))]
+    # the planner is told where the way starts, at the end of its prompt
+    from robomemory.grounding.briefing import brief
+    from robomemory.prompts.planner import planner_user
+
+    said = brief(space, world, Scene("studio", task=task))
+    assert said.toward == ["basement: go(west)"]
+    assert planner_user("Task: ...", said, space).endswith(
+        "The task's place basement is not visited yet. The way there starts: go(west)"
+        "\n\nChoose the next action."
+    )

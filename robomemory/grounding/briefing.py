@@ -21,6 +21,7 @@ from robomemory.grounding.offered import (
     missing_things,
     offer,
     search_moves,
+    task_way,
     wanted_things,
 )
 from robomemory.grounding.ranking import helped_now
@@ -60,6 +61,10 @@ class Briefing(BaseModel):
         default_factory=list, description="what is needed, seen elsewhere: 'thing (place)'"
     )
     fetch: list[str] = Field(default_factory=list, description="the offered moves there")
+    toward: list[str] = Field(
+        default_factory=list,
+        description="a place the task names, not visited, and the move the told way starts with",
+    )
     described: list[str] = Field(
         default_factory=list, description="what the task asks to find by description only"
     )
@@ -146,6 +151,7 @@ def brief(
         search=[str(a) for a in search],
         away=away,
         fetch=fetch,
+        toward=[f"{place}: {move}" for place, move in task_way(offered, verbs, world, scene)],
         described=described,
         unvisited=unvisited,
         here=here,

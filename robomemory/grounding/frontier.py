@@ -95,10 +95,10 @@ def toward_task_places(
     here: str | None,
     layout: Layout,
     visited: Collection[str],
-) -> list[Action]:
-    """The move that starts the told way to the first place the task names (in the task's
-    order) that the robot has not been in ("the coin that is located in the basement": the
-    way to the basement), while the world's texts have told of such a place."""
+) -> list[tuple[str, Action]]:
+    """(place, the move that starts the told way there) for the first place the task names
+    (in the task's order) that the robot has not been in ("the coin that is located in the
+    basement": the way to the basement), while the world's texts have told of such a place."""
     known = {*layout.ways, *layout.links}
     known |= {p for w in layout.ways.values() for p in w.values()}
     said = word_list(task)
@@ -107,7 +107,7 @@ def toward_task_places(
     for place in named:
         move = layout.first_move(place, here, candidates, verbs)
         if move is not None:
-            return [move]
+            return [(place, move)]
     return []
 
 

@@ -149,6 +149,10 @@ def offer(
             scene.held,
         )
     fresh = set_aside(candidates, verbs, world, scene)
+    # the told way to a place never visited goes somewhere new: no loop, whatever the path
+    looped = set(loop_actions(world.path))
+    way = [a for _, a in task_way(candidates, verbs, world, scene)]
+    fresh += [a for a in way if a not in fresh and str(a) in looped]
     seek = seeking(candidates, verbs, world, scene)
     fresh += dead_end_ways(candidates, fresh, verbs, world) if seek or missing else []
     if seek:  # the search goes where something is left to search
@@ -229,6 +233,21 @@ def dead_end_ways(
         return []
     looped = set(loop_actions(world.path))
     return [a for a in candidates if a.verb in moves and str(a) in looped and a not in fresh]
+
+
+def task_way(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, scene: Scene
+) -> list[tuple[str, Action]]:
+    """The place the task names, not visited yet, and the move of ``candidates`` that starts
+    the way the world told there (:func:`toward_task_places`)."""
+    return toward_task_places(
+        scene.task,
+        candidates,
+        verbs,
+        here=scene.place,
+        layout=world.layout(),
+        visited=visited_places(world.path),
+    )
 
 
 def set_aside(
@@ -336,14 +355,7 @@ def promote(
             )
         leads = fetch[:1] + [a for a in leads if a not in fetch[:1]]
     # the world told where its ways lead: the way to a place the task names, not been in yet
-    toward = toward_task_places(
-        task,
-        ranked,
-        verbs,
-        here=place,
-        layout=world.layout(),
-        visited=visited_places(world.path),
-    )
+    toward = [a for _, a in task_way(ranked, verbs, world, scene)]
     leads = toward + [a for a in leads if a not in toward]
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done

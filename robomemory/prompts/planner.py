@@ -135,7 +135,8 @@ def planner_user(
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
     would loop, what is left to do, what is not seen yet and where to look, what is needed
-    from elsewhere and the way there, what the task only describes and where it may be (a
+    from elsewhere and the way there, the way to a place the task names not visited yet
+    (where the world told its ways), what the task only describes and where it may be (a
     small model weighs the end most)."""
     b = briefing
     parts = briefing_head(context, b, space, names=True)
@@ -147,6 +148,8 @@ def planner_user(
         parts.append(unseen_line(b.missing, b.search))
     if b.away and b.fetch:
         parts.append(fetch_line(b.away, b.fetch))
+    if b.toward:
+        parts.append(toward_line(b.toward))
     if b.described and (b.unvisited or b.here or b.search):
         parts.append(finding_line(b.described, b.unvisited, b.here, b.search, b.elsewhere))
     if critique:
@@ -188,6 +191,13 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
     """What the instructions need that was seen elsewhere, and the way there: without it a
     small model shuffles what it holds where it is, the way there first in its list."""
     return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
+
+
+def toward_line(toward: Sequence[str]) -> str:
+    """The place the task names that the robot has not been in, and the first move of the
+    way the world told there: a small model walked the other way with it first in its list."""
+    place, move = toward[0].rsplit(": ", 1)
+    return f"The task's place {place} is not visited yet. The way there starts: {move}"
 
 
 def finding_line(
