@@ -219,6 +219,37 @@ def test_the_offered_list_leads_with_the_way_to_the_place_the_task_names():
     said = brief(space, world, Scene("studio", task=task))
     assert said.toward == ["basement: go(west)"]
     assert planner_user("Task: ...", said, space).endswith(
-        "The task's place basement is not visited yet. The way there starts: go(west)"
-        "\n\nChoose the next action."
+        "The task names the basement; the way there starts: go(west)\n\nChoose the next action."
     )
+
+
+def test_once_the_score_rises_the_task_goes_on_to_its_other_place():
+    """The coin taken in the library, the box's room (walked through before) is where the
+    task goes on: places count as been in only since the score last rose."""
+    from robomemory.core import Action, ActionSpace, VerbSpec
+    from robomemory.grounding.offered import Scene, task_way
+
+    verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True)]
+    moves = [Action(verb="go", args=[d]) for d in ("north", "south")]
+    space = ActionSpace(verbs=verbs, candidates=moves)
+    task = "Take the coin in the library, and put it into the box in the storage room."
+
+    def step(n: int, action: str, score: float) -> dict:
+        return {"step": n, "action": action, "outcome": "succeeded", "score": score}
+
+    world = WorldModel().observe(space, "storage room", ["..."], exits={"north": "hall"})
+    world = world.model_copy(update={"score": 0.0})
+    world = world.observe(space, "hall", ["..."], step=step(1, "go(north)", 0.0),
+                          exits={"north": "library", "south": "storage room"})  # fmt: skip
+    scene = Scene("hall", task=task)
+    assert world.since_gain == ["storage room", "hall"]
+    assert [(p, str(a)) for p, a in task_way(moves, verbs, world, scene)] == [
+        ("library", "go(north)")
+    ]
+    world = world.observe(space, "library", ["..."], step=step(2, "go(north)", 0.0),
+                          exits={"south": "hall"})  # fmt: skip
+    world = world.observe(space, "library", ["..."], step=step(3, "pick_up(coin)", 0.5))
+    assert world.since_gain == ["library"]
+    assert [(p, str(a)) for p, a in task_way(moves, verbs, world, Scene("library", task=task))] == [
+        ("storage room", "go(south)")
+    ]

@@ -63,7 +63,8 @@ class Briefing(BaseModel):
     fetch: list[str] = Field(default_factory=list, description="the offered moves there")
     toward: list[str] = Field(
         default_factory=list,
-        description="a place the task names, not visited, and the move the told way starts with",
+        description="'place: move': a place the task names, not been in since the score "
+        "last rose, and the move the way the world told there starts with",
     )
     described: list[str] = Field(
         default_factory=list, description="what the task asks to find by description only"

@@ -97,7 +97,7 @@ def toward_task_places(
     visited: Collection[str],
 ) -> list[tuple[str, Action]]:
     """(place, the move that starts the told way there) for the first place the task names
-    (in the task's order) that the robot has not been in ("the coin that is located in the
+    (in the task's order) that is not ``visited`` ("the coin that is located in the
     basement": the way to the basement), while the world's texts have told of such a place."""
     known = {*layout.ways, *layout.links}
     known |= {p for w in layout.ways.values() for p in w.values()}

@@ -238,15 +238,16 @@ def dead_end_ways(
 def task_way(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, scene: Scene
 ) -> list[tuple[str, Action]]:
-    """The place the task names, not visited yet, and the move of ``candidates`` that starts
-    the way the world told there (:func:`toward_task_places`)."""
+    """The place the task names, not been in since the score last rose, and the move of
+    ``candidates`` that starts the way the world told there (:func:`toward_task_places`):
+    the coin taken in the library, the box's room is where the task goes on."""
     return toward_task_places(
         scene.task,
         candidates,
         verbs,
         here=scene.place,
         layout=world.layout(),
-        visited=visited_places(world.path),
+        visited=world.since_gain,
     )
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from robomemory.core import ActionSpace
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.frontier import (
+    MAX_LAYOUT_PLACES,
     Layout,
     untaken_exits,
     update_acts_at,
@@ -74,6 +75,11 @@ class WorldModel(BaseModel):
     links: dict[str, list[str]] = Field(
         default_factory=dict, description="place -> places a text read joins it to (a map)"
     )
+    since_gain: list[str] = Field(
+        default_factory=list,
+        description="places been in since the world's score last rose (the whole task's "
+        "before any rise): a place the task names is still to go to until then",
+    )
 
     @classmethod
     def recalled(cls, places: Mapping[str, str]) -> WorldModel:
@@ -114,6 +120,8 @@ class WorldModel(BaseModel):
             states = update_states(states, text, names, space.verbs)
         offered, verbs = space.candidates, space.verbs
         layout = update_layout(self.layout(), place, exits or {}, links)
+        since = [] if rose != self.rose else list(self.since_gain)
+        since += [place] if place and place not in since else []
         return WorldModel(
             notes=notes,
             done=done,
@@ -127,6 +135,7 @@ class WorldModel(BaseModel):
             rose=rose,
             ways={p: dict(w) for p, w in layout.ways.items()},
             links={p: list(n) for p, n in layout.links.items()},
+            since_gain=since[-MAX_LAYOUT_PLACES:],
         )
 
     def layout(self) -> Layout:

@@ -194,10 +194,11 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
 
 
 def toward_line(toward: Sequence[str]) -> str:
-    """The place the task names that the robot has not been in, and the first move of the
-    way the world told there: a small model walked the other way with it first in its list."""
+    """A place the task names that the robot has not been in since the score last rose, and
+    the first move of the way the world told there: a small model walked the other way with
+    it first in its list."""
     place, move = toward[0].rsplit(": ", 1)
-    return f"The task's place {place} is not visited yet. The way there starts: {move}"
+    return f"The task names the {place}; the way there starts: {move}"
 
 
 def finding_line(
