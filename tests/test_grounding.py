@@ -1318,3 +1318,25 @@ def test_an_act_that_only_undoes_ranks_last_unless_a_text_asks_for_it():
     assert [str(a) for a in shown][-1] == "close(fridge)"
     asked = offered_candidates(candidates, [], "kitchen", verbs=VERBS, task="Close the fridge.")
     assert str(asked[-1]) != "close(fridge)"
+
+
+def test_the_undo_of_what_lowered_the_score_is_said_while_it_is_offered():
+    """A thing put in the wrong place took the take's point back; the robot walked away from
+    it with its take-back first in the list. The planner is told the undo, while offered."""
+    from robomemory.grounding.spent import fell_undone
+    from robomemory.prompts.planner import undo_line
+
+    verbs = [
+        VerbSpec(name="pick_up", arg_kinds=["object"], takes=True),
+        VerbSpec(name="put_down_to", arg_kinds=["object", "object"], reverses="pick_up"),
+        VerbSpec(name="go", arg_kinds=["direction"], moves=True),
+    ]
+    fell = ["put_down_to(cushion, chair)", "put_down_to(remote, sofa)"]
+    here = [act("pick_up(remote)"), act("pick_up(cushion)"), act("go(east)")]
+    undo = fell_undone(fell, here, verbs)
+    assert undo == ("put_down_to(remote, sofa)", "pick_up(remote)")  # the newest first
+    assert undo_line(undo) == (
+        "The score fell after put_down_to(remote, sofa); undo it: pick_up(remote)"
+    )
+    assert fell_undone(fell, [act("pick_up(cushion)")], verbs)[1] == "pick_up(cushion)"
+    assert fell_undone(fell, [act("go(east)")], verbs) is None  # nothing here to take back

@@ -25,6 +25,7 @@ from robomemory.grounding.offered import (
     wanted_things,
 )
 from robomemory.grounding.ranking import helped_now
+from robomemory.grounding.spent import fell_undone
 from robomemory.grounding.world import WorldModel, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
@@ -61,6 +62,10 @@ class Briefing(BaseModel):
         default_factory=list, description="what is needed, seen elsewhere: 'thing (place)'"
     )
     fetch: list[str] = Field(default_factory=list, description="the offered moves there")
+    undo: list[str] = Field(
+        default_factory=list,
+        description="[the newest act the score fell after, the offered act that undoes it]",
+    )
     toward: list[str] = Field(
         default_factory=list,
         description="'place: move': a place the task names, not been in since the score "
@@ -152,6 +157,7 @@ def brief(
         search=[str(a) for a in search],
         away=away,
         fetch=fetch,
+        undo=list(fell_undone(world.fell, offered, verbs) or ()),
         toward=[f"{place}: {move}" for place, move in task_way(offered, verbs, world, scene)],
         described=described,
         unvisited=unvisited,

@@ -103,7 +103,7 @@ def toward_task_places(
     known |= {p for w in layout.ways.values() for p in w.values()}
     said = word_list(task)
     named = [p for p in known if p not in visited and p != here and holds(said, word_list(p))]
-    named.sort(key=lambda p: _first_at(said, word_list(p)))
+    named.sort(key=lambda p: (_first_at(said, word_list(p)), -len(p), p))  # longest name first
     for place in named:
         move = layout.first_move(place, here, candidates, verbs)
         if move is not None:

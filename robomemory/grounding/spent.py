@@ -175,6 +175,22 @@ def progress_undone(
     return out
 
 
+def fell_undone(
+    fell: Sequence[str], offered: Sequence[Action], verbs: Sequence[VerbSpec]
+) -> tuple[str, str] | None:
+    """(the newest action after which the score fell, the offered action that undoes it),
+    when one is offered: the thing put in the wrong place lies here to take back. The undo is
+    the verb the fallen one reverses (``VerbSpec.reverses``) on its first thing."""
+    pairs = {verb.name: verb.reverses for verb in verbs if verb.reverses}
+    for action in reversed(fell):
+        verb, args = parsed(action)
+        undo = pairs.get(verb)
+        found = next((a for a in offered if a.verb == undo and a.args[:1] == args[:1]), None)
+        if undo and args and found is not None:
+            return action, str(found)
+    return None
+
+
 def _verb(item: TrajectoryStep) -> str:
     return str(item.get("verb") or str(item["action"]).split("(", 1)[0])
 

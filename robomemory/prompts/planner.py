@@ -135,9 +135,9 @@ def planner_user(
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
     would loop, what is left to do, what is not seen yet and where to look, what is needed
-    from elsewhere and the way there, the way to a place the task names not visited yet
-    (where the world told its ways), what the task only describes and where it may be (a
-    small model weighs the end most)."""
+    from elsewhere and the way there, the undo of what lowered the score, the way to a place
+    the task names not visited yet (where the world told its ways), what the task only
+    describes and where it may be (a small model weighs the end most)."""
     b = briefing
     parts = briefing_head(context, b, space, names=True)
     if b.looped:
@@ -148,6 +148,8 @@ def planner_user(
         parts.append(unseen_line(b.missing, b.search))
     if b.away and b.fetch:
         parts.append(fetch_line(b.away, b.fetch))
+    if b.undo:
+        parts.append(undo_line(b.undo))
     if b.toward:
         parts.append(toward_line(b.toward))
     if b.described and (b.unvisited or b.here or b.search):
@@ -191,6 +193,13 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
     """What the instructions need that was seen elsewhere, and the way there: without it a
     small model shuffles what it holds where it is, the way there first in its list."""
     return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
+
+
+def undo_line(undo: Sequence[str]) -> str:
+    """The newest act after which the world's score fell and the offered act that undoes it:
+    a small model walked away from the thing it had put in the wrong place, its undo first
+    in the list."""
+    return f"The score fell after {undo[0]}; undo it: {undo[1]}"
 
 
 def toward_line(toward: Sequence[str]) -> str:
