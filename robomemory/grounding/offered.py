@@ -149,7 +149,7 @@ def offer(
             scene.held,
         )
     fresh = set_aside(candidates, verbs, world, scene)
-    # the told way to a place never visited goes somewhere new: no loop, whatever the path
+    # the told way to a place the task names, not been in since the score rose: no loop
     looped = set(loop_actions(world.path))
     way = [a for _, a in task_way(candidates, verbs, world, scene)]
     fresh += [a for a in way if a not in fresh and str(a) in looped]
@@ -355,7 +355,7 @@ def promote(
                 wanted.act, ranked, verbs, here=place, acts_at=world.acts_at, layout=world.layout()
             )
         leads = fetch[:1] + [a for a in leads if a not in fetch[:1]]
-    # the world told where its ways lead: the way to a place the task names, not been in yet
+    # the world told where its ways lead: the way to the task's next place (task_way)
     toward = [a for _, a in task_way(ranked, verbs, world, scene)]
     leads = toward + [a for a in leads if a not in toward]
     goal = task if goal is None else goal
