@@ -22,6 +22,7 @@ from robomemory.grounding import (
     fresh_candidates,
     hops,
     irreversible_conflicts,
+    irreversible_others,
     irreversible_repeats,
     irreversible_unasked,
     left_instructions,
@@ -181,6 +182,31 @@ def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():
     note = f"inspect(manual): {steps}"
     shown = [str(a) for a in offered_candidates(candidates, [], "hall", notes=[note], verbs=verbs)]
     assert "bake(cup, kiln)" in shown and "bake(cup, oven)" not in shown
+
+
+def test_an_irreversible_verb_the_task_asks_of_a_named_thing_is_not_offered_on_another():
+    """A commit the task asks of the thermometer is a loss on anything else (the world says
+    "wrong = fail"); "the substance" is a thing the task named ("melt ice")."""
+    focus = VerbSpec(name="focus_on", arg_kinds=["object"], aliases=["focus on"], irreversible=True)
+    verbs = [*VERBS, focus]
+    task = "Measure it. First, focus on the thermometer. Next, focus on the unknown substance B."
+    candidates = [
+        act("focus_on(orange)"),
+        act("focus_on(thermometer)"),
+        act("focus_on(unknown substance B)"),
+        act("paint(orange)"),
+        act("pick_up(orange)"),
+    ]
+    assert irreversible_others(candidates, verbs, task) == ["focus_on(orange)"]
+    shown = [str(a) for a in offered_candidates(candidates, [], "hall", task=task, verbs=verbs)]
+    assert "focus_on(orange)" not in shown and "focus_on(thermometer)" in shown
+    # before the thermometer is seen, no other thing is committed to either
+    assert irreversible_others([act("focus_on(orange)")], verbs, task) == ["focus_on(orange)"]
+    melt = "Your task is to melt ice. First, focus on the substance."
+    some = [act("focus_on(ice)"), act("focus_on(battery)"), act("focus_on(air)")]
+    assert irreversible_others(some, verbs, melt) == ["focus_on(battery)", "focus_on(air)"]
+    # a thing only described ("find a(n) animal. Focus on the thing") fixes none
+    assert irreversible_others(some, verbs, "Find a(n) animal. Focus on the thing.") == []
 
 
 def test_an_irreversible_act_the_instructions_do_not_ask_for_is_not_offered():

@@ -228,14 +228,12 @@ _POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "y
 _REFERS = _POINTERS | {"thing", "things", "one", "object", "objects"}
 
 
-def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
-    """What the instructions of ``text`` act on that no known name (``names``) is yet, in its
-    order: an instruction is an imperative (its verb begins a clause, or follows the previous
-    instruction's words), and its thing is the words after the verb, up to the next verb or
-    INSTRUCTION_WORDS words ("open the copy of ..." mid-sentence is none). A known name that
-    has the thing's words finds it ("cup" is found by "blue cup")."""
-    known = [words(n) for n in names if words(n)]
-    out: list[str] = []
+def asked_things(text: str, verbs: Sequence[VerbSpec]) -> list[tuple[str, list[str]]]:
+    """(verb, the thing's words) of each imperative of ``text``, known name or not: its verb
+    begins a clause or follows the previous instruction's words, and its thing is the words
+    after the verb, up to the next verb or INSTRUCTION_WORDS words ("open the copy of ..."
+    mid-sentence is none); none on an indefinite or a pointing thing ("focus on the thing")."""
+    out: list[tuple[str, list[str]]] = []
     for clause in _CLAUSE.split(text.lower()):
         content = word_list(clause)
         mentions = _mentions(content, verbs)
@@ -254,9 +252,20 @@ def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) 
                 continue
             if set(thing) <= _REFERS:  # "focus on the thing" names nothing to look for
                 continue
-            phrase = " ".join(thing)
-            if not any(set(thing) <= k for k in known) and phrase not in out:
-                out.append(phrase)
+            out.append((verb.name, thing))
+    return out
+
+
+def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
+    """What the instructions of ``text`` (:func:`asked_things`) act on that no known name
+    (``names``) is yet, in its order. A known name that has the thing's words finds it
+    ("cup" is found by "blue cup")."""
+    known = [words(n) for n in names if words(n)]
+    out: list[str] = []
+    for _, thing in asked_things(text, verbs):
+        phrase = " ".join(thing)
+        if not any(set(thing) <= k for k in known) and phrase not in out:
+            out.append(phrase)
     return out
 
 

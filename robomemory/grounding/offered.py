@@ -43,6 +43,7 @@ from robomemory.grounding.ranking import (
     class_verbs,
     cut_per_verb,
     irreversible_conflicts,
+    irreversible_others,
     irreversible_repeats,
     irreversible_unasked,
     irreversible_unnamed,
@@ -280,7 +281,8 @@ def withhold(
     """(``fresh`` less what is not offered, the irreversible acts to rank last). Not
     offered: an action a lesson says hurt (listed, even last, a small model copies it; one
     the lessons disagree on stays), an irreversible act on a thing the instructions ask
-    another act of (:func:`irreversible_conflicts`), once something is ``read`` one on a
+    another act of (:func:`irreversible_conflicts`), one whose verb the task asks of another
+    thing (:func:`irreversible_others`), once something is ``read`` one on a
     thing nothing read or given names (:func:`irreversible_unnamed`), while a read the
     task asks for is not done, every irreversible act the task does not ask for, and while
     the task asks to take a thing not ``held``, a take of another (:func:`takes_unasked`,
@@ -292,6 +294,7 @@ def withhold(
     ruled = set(takes_unasked(fresh, verbs, task, held, refused))
     texts = [*read, task]
     ruled |= set(irreversible_conflicts(fresh, verbs, texts))
+    ruled |= set(irreversible_others(fresh, verbs, task))
     unasked = irreversible_unasked(fresh, verbs, texts)
     ruled |= set(irreversible_unnamed(fresh, unasked, read, task, verbs))
     if not read and named_verbs(task, verbs) & meanings(verbs).reads:

@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.grounding.instructions import (
     SENTENCE,
+    asked_things,
     instructions,
     named_verbs,
     verb_phrases,
@@ -139,6 +140,36 @@ def _fits(action: Action, verb: str, rest: tuple[str, ...]) -> bool:
     """Whether ``action`` is ``verb`` with the arguments ``rest`` fixes after its first."""
     given = [word_list(a) for a in action.args[1 : 1 + len(rest)]]
     return action.verb == verb and given == [word_list(r) for r in rest]
+
+
+# Words a task uses for a thing it named before ("melt ice. First, focus on the substance").
+_GENERIC = frozenset({"substance", "substances", "item", "items", "material"})
+# Words that begin a thing the task only describes ("paint the thing that holds water").
+_DESCRIBED = frozenset({"thing", "things", "one", "object", "objects"})
+
+
+def irreversible_others(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
+) -> list[str]:
+    """Irreversible candidates whose verb the task asks of a thing, on another thing: "First,
+    focus on the thermometer" withholds focus_on(orange) (one whose name holds the words the
+    task names it by is that thing); "melt ice. First, focus on the substance" withholds
+    every focus on a thing the task never names (the substance is one it named)."""
+    irreversible = meanings(verbs).irreversible
+    asked: dict[str, list[set[str]]] = {}
+    for verb, thing in asked_things(task, verbs):
+        if verb in irreversible and thing[0] not in _DESCRIBED:
+            asked.setdefault(verb, []).append(set(thing))
+    said = word_list(task)
+    out: list[str] = []
+    for a in candidates:
+        if a.verb not in asked or not a.args:
+            continue
+        name = word_list(a.args[0])
+        generic = any(t <= _GENERIC for t in asked[a.verb]) and holds(said, name)
+        if not generic and not any(t <= set(name) for t in asked[a.verb]):
+            out.append(str(a))
+    return out
 
 
 def irreversible_unasked(
