@@ -673,6 +673,22 @@ def test_a_move_into_a_room_not_visited_is_no_loop():
     assert loop_actions(back) == ["go(north)"]
 
 
+def test_a_thing_closed_once_is_not_closed_again_unless_the_task_asks():
+    """Open and close over a cupboard, a drawer and a door went on for thirty steps: each
+    state came back only after the cycle had gone round, so the loop rule let it pass."""
+    from robomemory.grounding import undone_before
+
+    path = [["", "S0", "den"], ["open(cupboard)", "S1", "den"], ["open(drawer)", "S2", "den"]]
+    path += [["close(cupboard)", "S3", "den"], ["open(cupboard)", "S4", "den"]]
+    path.append(["close(box)", "S4", "den", "the box is already closed."])  # refused: no undo
+    assert undone_before(path, VERBS, "Tidy up.") == ["close(cupboard)"]
+    assert undone_before(path, VERBS, "Close the cupboard.") == []  # the task asks for it
+    candidates = [act("close(cupboard)"), act("close(drawer)"), act("open(box)")]
+    model = WorldModel.model_validate({"path": path})
+    shown = offer(candidates, VERBS, model, Scene("den", task="Tidy up."))
+    assert [str(a) for a in shown] == ["open(box)", "close(drawer)"]
+
+
 def test_the_tasks_words_for_a_thing_described_elsewhere_make_an_instruction_until_done():
     """ "Find a red thing. First, paint the thing." names no thing the world has: the task's
     instruction is listed until a paint is done on whatever thing; in a note such words are

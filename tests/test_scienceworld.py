@@ -207,6 +207,27 @@ def test_every_room_names_its_place_outside_too():
     assert room_of("This outside location is called the outside. Here you see:") == "outside"
 
 
+def test_a_thing_in_a_closed_container_is_offered_once_it_is_opened():
+    """The world lists commands on the cups in its closed cupboard, and its parser answers
+    "No known action matches that input"; a boil task's art studio wasted seven steps so."""
+    from robomemory.executors.envs.scienceworld import inside_closed
+
+    look = "a large cupboard. The large cupboard door is closed. \n\ta table."
+    assert inside_closed("cup containing blue paint in cupboard", look)
+    assert not inside_closed("cup containing blue paint in art studio", look)
+    assert not inside_closed("cupboard", look)
+    ex = ScienceWorldExecutor("boil", variation=1, simplifications="easy")
+    try:
+        ex.reset()
+        names = [n for a in ex.action_space().candidates for n in a.args]
+        assert "cupboard" in names and not any(n.endswith(" in cupboard") for n in names)
+        assert ex.execute(Action(verb="open", args=["cupboard"])).outcome == Outcome.SUCCEEDED
+        names = [n for a in ex.action_space().candidates for n in a.args]
+        assert any(n.endswith(" in cupboard") for n in names)
+    finally:
+        ex.close()
+
+
 def test_a_use_refused_twice_is_not_offered_again_while_other_things_are_picked_up():
     """Each thing picked up changes the world, which alone would offer a refused use again."""
     from robomemory.episode import trajectory_step, world_of

@@ -42,6 +42,7 @@ from robomemory.grounding.loops import (
     loop_actions,
     path_of,
     refusal,
+    undone_before,
     visited_places,
 )
 from robomemory.grounding.meanings import Meanings, meanings
@@ -111,6 +112,7 @@ __all__ = [
     "left_instructions",
     "LOOK",
     "loop_actions",
+    "undone_before",
     "Meanings",
     "meanings",
     "missing_things",

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from robomemory.core import VerbSpec
 from robomemory.episode import TrajectoryStep
+from robomemory.grounding.instructions import named_verbs
+from robomemory.grounding.meanings import meanings
 from robomemory.grounding.spent import FAILED
+from robomemory.grounding.text import parsed
 
 # (action, world after it, place after it[, the answer to a failed action]); the first entry
 # is ("", start world, start place)
@@ -108,6 +112,24 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
     back = len(path) >= 4 and _where(path[-1]) == _where(path[-3])
     if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out and back:
         out.append(acts[-2])
+    return out
+
+
+def undone_before(path: Sequence[Sequence], verbs: Sequence[VerbSpec], task: str) -> list[str]:
+    """Undos the task's ``path`` shows done (a declared reversal of an act that takes no
+    thing: close, turn off), oldest first, but those of a verb the ``task`` names (it asks
+    for them): a thing closed once and opened again is not closed again (an open-close
+    cycle over three things went on for thirty steps; the loop rule above sees a state come
+    back only after the cycle has gone round)."""
+    meaning = meanings(verbs)
+    undos = {v for v, of in meaning.reverses.items() if of not in meaning.takes}
+    undos -= named_verbs(task, verbs)
+    out: list[str] = []
+    for step in path[1:]:
+        action = str(step[0])
+        refused = len(step) > 3 and step[3] is not None
+        if not refused and parsed(action)[0] in undos and action not in out:
+            out.append(action)
     return out
 
 

@@ -34,7 +34,12 @@ from robomemory.grounding.instructions import (
     unseen_things,
     with_pick,
 )
-from robomemory.grounding.loops import changing_actions, loop_actions, visited_places
+from robomemory.grounding.loops import (
+    changing_actions,
+    loop_actions,
+    undone_before,
+    visited_places,
+)
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import (
     WHOLE_VERB_SHOWN,
@@ -258,13 +263,14 @@ def set_aside(
     """The candidates less those spent here, those that would loop, repeat an irreversible
     act (on the whole path: a thing fired forty steps ago is spoiled if fired again), read
     again what will not change, ask again what was refused twice or in this very state or
-    lowered the score, or undo what raised it (all of them when only finishing would be
-    left)."""
+    lowered the score, undo what raised it, or undo a thing a second time (all of them when
+    only finishing would be left)."""
     did = [*changing_actions(world.path), *world.done]
     aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
     aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
     aside += [*refused_again(world.path, scene.place), *refused_in_this_state(world.path)]
     aside += [*world.fell, *progress_undone(world.rose, candidates, verbs)]
+    aside += undone_before(world.path, verbs, scene.task)
     return fresh_candidates(candidates, scene.trajectory, scene.place, verbs, aside, scene.held)
 
 

@@ -98,6 +98,21 @@ VERBS: tuple[Verb, ...] = (
 _ROOM = re.compile(r"This [a-z ]+? is called the ([a-z ]+?)\.")
 
 
+# "The large cupboard door is closed." / "The drawer is closed."
+_CLOSED = re.compile(r"\b[Tt]he ([a-z ]+?) (?:door )?is closed")
+
+
+def inside_closed(name: str, look: str) -> bool:
+    """Whether ``name`` is ScienceWorld's name of a thing inside a container the ``look``
+    answer shows closed ("cup containing blue paint in cupboard" while "The large cupboard
+    door is closed."): the world lists its commands, but its parser knows no such thing."""
+    head, sep, container = name.rpartition(" in ")
+    if not sep or not head:
+        return False
+    held = set(container.split())
+    return any(held <= set(closed.split()) for closed in _CLOSED.findall(look))
+
+
 def room_of(look: str) -> str | None:
     """The room a ScienceWorld "look around" answer names ("This room is called the kitchen.")."""
     m = _ROOM.search(look)
@@ -129,6 +144,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         self.verbs = self._verbs_for(simplifications)
         self._aliases: set[str] = set()
         self._remembered: list[str] = []  # rooms the robot's memory knows (learn_places)
+        self._look = ""  # the newest "look around" answer
 
     @staticmethod
     def _verbs_for(simplifications: str) -> tuple[Verb, ...]:
@@ -149,6 +165,10 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         reads = {v.name for v in self.verbs if v.reads}
         space.candidates = [
             a for a in space.candidates if a.verb in reads or not a.args or a.args[0] not in ROOMS
+        ]
+        # a thing in a closed container: listed by the world, refused by its parser
+        space.candidates = [
+            a for a in space.candidates if not any(inside_closed(n, self._look) for n in a.args)
         ]
         if not any(
             v.name == "navigate_to" and v.template.startswith("teleport") for v in self.verbs
@@ -190,6 +210,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         obs, info = self.env.reset()
         task = self.env.get_task_description()
         look = str(info.get("look") or obs)
+        self._look = look
         inventory = str(info.get("inv") or "")
         return task, WorldReply(
             text=f"{look}\n{inventory}".strip(),
@@ -209,6 +230,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             obs, _reward, done, info = self.env.step("0")
         score = float(info.get("score", 0) or 0)
         look, inventory = str(info.get("look") or ""), str(info.get("inv") or "")
+        self._look = look or self._look
         return WorldReply(
             text=obs,
             score=score,
