@@ -673,6 +673,23 @@ def test_a_move_into_a_room_not_visited_is_no_loop():
     assert loop_actions(back) == ["go(north)"]
 
 
+def test_a_thing_the_task_commits_to_by_name_is_searched_for_until_seen():
+    """ "First, focus on the thermometer": a robot outside hit an axe on things for forty
+    steps; the thermometer is missing and the ways out search for it. "Enjoy your meal" is
+    the robot's own making: nothing to search for."""
+    focus = VerbSpec(name="focus_on", arg_kinds=["object"], aliases=["focus on"], irreversible=True)
+    eat = VerbSpec(name="eat", arg_kinds=["object"], aliases=["enjoy"], irreversible=True)
+    verbs = [*VERBS, focus, eat]
+    task = "Measure it. First, focus on the thermometer. Then enjoy your meal."
+    candidates = [act("navigate_to(kitchen)"), act("pick_up(axe)"), act("focus_on(axe)")]
+    told = briefed(ActionSpace(verbs=verbs, candidates=candidates), "yard", task=task)
+    assert told.missing == ["thermometer"] and told.search == ["navigate_to(kitchen)"]
+    assert str(told.candidates[0]) == "navigate_to(kitchen)"
+    assert "focus_on(axe)" not in [str(a) for a in told.candidates]
+    here = [*candidates, act("pick_up(thermometer)")]
+    assert briefed(ActionSpace(verbs=verbs, candidates=here), "yard", task=task).missing == []
+
+
 def test_a_thing_closed_once_is_not_closed_again_unless_the_task_asks():
     """Open and close over a cupboard, a drawer and a door went on for thirty steps: each
     state came back only after the cycle had gone round, so the loop rule let it pass."""

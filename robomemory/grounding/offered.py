@@ -46,6 +46,7 @@ from robomemory.grounding.ranking import (
     asked_to_take,
     by_relevance,
     class_verbs,
+    committed_things,
     cut_per_verb,
     irreversible_conflicts,
     irreversible_others,
@@ -142,7 +143,7 @@ def offer(
     if goal is None:
         goal = goal_of(candidates, verbs, world, scene)
     if missing is None:
-        missing = missing_things(world, candidates, verbs)
+        missing = missing_things(world, candidates, verbs, scene.task)
     if wanted is None and (world.notes or goal != scene.task):  # a read's or the pick's needs
         wanted = wanted_things(
             world.notes,
@@ -518,12 +519,18 @@ def seeking(
 
 
 def missing_things(
-    world: WorldModel, candidates: Sequence[Action], verbs: Sequence[VerbSpec]
+    world: WorldModel, candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str = ""
 ) -> list[str]:
     """What the instructions read (newest first) act on that the world has not shown this
-    task (:func:`unseen_things` against :func:`known_things`)."""
+    task (:func:`unseen_things` against :func:`known_things`); before anything is read, the
+    things the ``task`` commits to by name (:func:`committed_things`: "First, focus on the
+    thermometer" sends the search for the thermometer)."""
     names = known_things(candidates, world.acted(), world.seen)
-    return unseen_things(" . ".join(world.read()), verbs, names)
+    read = world.read()
+    if not read:
+        found = [words(n) for n in names if words(n)]
+        return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
+    return unseen_things(" . ".join(read), verbs, names)
 
 
 class Wanted(NamedTuple):

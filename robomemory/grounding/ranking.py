@@ -172,6 +172,23 @@ def irreversible_others(
     return out
 
 
+def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
+    """The things the task asks an irreversible act of by name after "the" ("First, focus
+    on the thermometer": thermometer), in its order: none it only describes ("the thing
+    that ..."), none generic ("the substance"), none of the robot's own making ("enjoy your
+    meal": made, not found)."""
+    irreversible = meanings(verbs).irreversible
+    text = " ".join(WORD.findall(task.lower()))
+    out: list[str] = []
+    for verb, thing in asked_things(task, verbs):
+        if verb not in irreversible or thing[0] in _DESCRIBED or set(thing) <= _GENERIC:
+            continue
+        phrase = " ".join(thing)
+        if f" the {phrase} " in f" {text} " and phrase not in out:
+            out.append(phrase)
+    return out
+
+
 def irreversible_unasked(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
 ) -> list[str]:
