@@ -156,6 +156,10 @@ def test_an_irreversible_act_is_never_repeated_on_the_same_thing():
     shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=path)
     assert "paint(cup)" not in map(str, shown) and "paint(box)" in map(str, shown)
     assert changing_actions(path)[:2] == ["paint(cup)", "pick_up(thing 0)"]  # a read: no change
+    # a commit the world's state does not show (a focus that only raised the score) counts
+    quiet = [("", "S0", "hall"), ("glue(cup)", "S0", "hall")]
+    shown = offered_candidates(candidates, [], "hall", verbs=VERBS, path=quiet)
+    assert "glue(cup)" not in map(str, shown) and "paint(cup)" in map(str, shown)
 
 
 def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():

@@ -266,7 +266,9 @@ def set_aside(
     again what will not change, ask again what was refused twice or in this very state or
     lowered the score, undo what raised it, or undo a thing a second time (all of them when
     only finishing would be left)."""
+    # an irreversible act done once, whether or not the world's state shows it (a focus)
     did = [*changing_actions(world.path), *world.done]
+    did += [str(s[0]) for s in world.path[1:] if len(s) < 4 or s[3] is None]
     aside = [*loop_actions(world.path), *irreversible_repeats(candidates, verbs, did, world.states)]
     aside += unchanged_reads(world.path, scene.place, verbs, scene.held)
     aside += [*refused_again(world.path, scene.place), *refused_in_this_state(world.path)]
