@@ -692,6 +692,13 @@ def test_a_thing_the_task_commits_to_by_name_is_searched_for_until_seen():
     assert "focus_on(axe)" not in [str(a) for a in told.candidates]
     here = [*candidates, act("pick_up(thermometer)")]
     assert briefed(ActionSpace(verbs=verbs, candidates=here), "yard", task=task).missing == []
+    # a world whose every look is a read: a look instructs nothing, the search goes on
+    looked = ["inspect(axe): an axe"]
+    space = ActionSpace(verbs=verbs, candidates=candidates)
+    assert briefed(space, "yard", task=task, notes=looked).missing == ["thermometer"]
+    # a read that instructs takes over ("salt water" is made by the steps it gives)
+    recipe = ["inspect(recipe): paint the box"]
+    assert briefed(space, "yard", task=task, notes=recipe).missing == ["box"]
 
 
 def test_a_thing_closed_once_is_not_closed_again_unless_the_task_asks():

@@ -29,6 +29,7 @@ from robomemory.grounding.frontier import (
 )
 from robomemory.grounding.instructions import (
     SENTENCE,
+    asked_things,
     left_instructions,
     named_verbs,
     unseen_things,
@@ -524,15 +525,16 @@ def missing_things(
     world: WorldModel, candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str = ""
 ) -> list[str]:
     """What the instructions read (newest first) act on that the world has not shown this
-    task (:func:`unseen_things` against :func:`known_things`); before anything is read, the
-    things the ``task`` commits to by name (:func:`committed_things`: "First, focus on the
-    thermometer" sends the search for the thermometer)."""
+    task (:func:`unseen_things` against :func:`known_things`); while nothing read instructs
+    (a world whose every look is a read), the things the ``task`` commits to by name
+    (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
+    thermometer)."""
     names = known_things(candidates, world.acted(), world.seen)
-    read = world.read()
-    if not read:
-        found = [words(n) for n in names if words(n)]
-        return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
-    return unseen_things(" . ".join(read), verbs, names)
+    read = " . ".join(world.read())
+    if read and asked_things(read, verbs):
+        return unseen_things(read, verbs, names)
+    found = [words(n) for n in names if words(n)]
+    return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
 
 
 class Wanted(NamedTuple):
