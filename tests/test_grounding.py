@@ -696,6 +696,9 @@ def test_a_thing_the_task_commits_to_by_name_is_searched_for_until_seen():
     looked = ["inspect(axe): an axe"]
     space = ActionSpace(verbs=verbs, candidates=candidates)
     assert briefed(space, "yard", task=task, notes=looked).missing == ["thermometer"]
+    # a thing the executor has shown, though the capped list offers no act on it
+    shown = ActionSpace(verbs=verbs, candidates=candidates, targets={"object": ["thermometer"]})
+    assert briefed(shown, "yard", task=task).missing == []
     # a read that instructs takes over ("salt water" is made by the steps it gives)
     recipe = ["inspect(recipe): paint the box"]
     assert briefed(space, "yard", task=task, notes=recipe).missing == ["box"]

@@ -102,7 +102,7 @@ def brief(
     into it, from facts each derived once (what is missing, what is wanted, what is left)."""
     verbs = space.verbs
     lessons = lessons_off_moves(lessons, verbs)
-    missing = missing_things(world, space.candidates, verbs, scene.task)
+    missing = missing_things(world, space.candidates, verbs, scene.task, space.all_targets())
     goal = goal_of(space.candidates, verbs, world, scene)
     wanted = None
     if world.notes or goal != scene.task:  # what a read asks, or what follows the pick

@@ -522,18 +522,23 @@ def seeking(
 
 
 def missing_things(
-    world: WorldModel, candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str = ""
+    world: WorldModel,
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    task: str = "",
+    targets: Collection[str] = (),
 ) -> list[str]:
     """What the instructions read (newest first) act on that the world has not shown this
     task (:func:`unseen_things` against :func:`known_things`); while nothing read instructs
     (a world whose every look is a read), the things the ``task`` commits to by name
     (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
-    thermometer)."""
+    thermometer) that neither a known thing nor the executor's ``targets`` (what it has shown,
+    offered or not: a list capped per verb leaves a kitchen's thermometer out) name."""
     names = known_things(candidates, world.acted(), world.seen)
     read = " . ".join(world.read())
     if read and asked_things(read, verbs):
         return unseen_things(read, verbs, names)
-    found = [words(n) for n in names if words(n)]
+    found = [words(n) for n in [*names, *targets] if words(n)]
     return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
 
 
