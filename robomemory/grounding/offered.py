@@ -533,7 +533,7 @@ def missing_things(
     (a world whose every look is a read), the things the ``task`` commits to by name
     (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
     thermometer) that neither a known thing nor the executor's ``targets`` (what it has shown,
-    offered or not: a list capped per verb leaves a kitchen's thermometer out) name."""
+    offered or not: a list capped per verb leaves a thing here out) name."""
     names = known_things(candidates, world.acted(), world.seen)
     read = " . ".join(world.read())
     if read and asked_things(read, verbs):

@@ -175,8 +175,8 @@ def irreversible_others(
 def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
     """The things the task asks an irreversible act of by name after "the" ("First, focus
     on the thermometer": thermometer), in its order: none it only describes ("the thing
-    that ..."), none generic ("the substance"), none of the robot's own making ("enjoy your
-    meal": made, not found)."""
+    that ..."), none generic ("the substance"), none of the robot's own making ("paint your
+    picture": made, not found)."""
     irreversible = meanings(verbs).irreversible
     text = " ".join(WORD.findall(task.lower()))
     out: list[str] = []
