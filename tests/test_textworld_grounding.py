@@ -528,3 +528,23 @@ def test_a_household_quest_in_the_world_s_own_words_is_left_to_do_and_its_goal_l
     ]
     shown = offered_candidates(candidates, [], "kitchen", task=task, verbs=BASE_VERBS)
     assert str(shown[0]) == "put_down_to(bell pepper, stove)"
+
+
+def test_a_result_the_task_asks_for_is_the_act_that_makes_it():
+    """ "Ensure that the trunk is open" asks to open it, "check that the door is unlocked with
+    the key" to unlock it with the key; a description of a state ("the door is open") asks
+    nothing."""
+    from robomemory.executors.envs.textworld_verbs import KEY_VERBS
+
+    task = (
+        "First off, ensure that the antique trunk is open. Then, check that the wooden door "
+        "is unlocked with the old key. The chest drawer is open. Make sure the fridge is "
+        "opened."
+    )
+    names = ["antique trunk", "wooden door", "old key", "chest drawer", "fridge"]
+    left = left_instructions([], [], [*BASE_VERBS, *KEY_VERBS], names, task=task, offered=names)
+    assert [(i.verb, i.thing, i.rest) for i in left] == [
+        ("open", "antique trunk", ()),
+        ("unlock", "wooden door", ("old key",)),
+        ("open", "fridge", ()),
+    ]

@@ -84,6 +84,7 @@ def instructions(
     the thing": the task's own words for what it asks to find). A verb of two arguments
     takes the next name of ``further`` (default ``names``) as its second ("move the tree to
     the green box": ``rest`` = ("green box",))."""
+    text = as_asked(text, verbs)
     raw = WORD.findall(text.lower())
     at = [i for i, w in enumerate(raw) if w not in FILLER]  # content word -> raw index
     clause_of = [
@@ -153,6 +154,34 @@ def instructions(
                     written = raw[at[start] : at[second[0] - 1] + 1]
             out.append(Instruction(verb.name, name, " ".join(written), rest))
     return out
+
+
+def as_asked(text: str, verbs: Sequence[VerbSpec]) -> str:
+    """``text`` with each result it asks for written as the act that makes it: "ensure that
+    the fridge is open" -> "ensure open the fridge", "check that the door is unlocked
+    with the key" -> "check unlock the door with the key". Only a result that follows
+    "that" or "sure" is asked for; "the door is open" alone describes."""
+    forms: dict[str, str] = {}  # result words -> the verb's own words
+    for verb in verbs:
+        if not verb.arg_kinds:
+            continue
+        for form in [verb.name, *verb.aliases]:
+            seq = WORD.findall(form.lower().replace("_", " "))
+            for head in [seq[0], *result_forms(seq[0])] if seq else []:
+                forms.setdefault(" ".join([head, *seq[1:]]), " ".join(seq))
+    if not forms:
+        return text
+    pattern = re.compile(
+        r"\b(that|sure)\s+(?:that\s+)?the\s+([a-z][a-z -]*?)\s+(?:is|are)\s+(?:now\s+)?("
+        + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+        + r")\b",
+        re.IGNORECASE,
+    )
+    # "that" goes: before a verb it would read as a pointer ("check that": check the last thing)
+    lead = {"that": ""}
+    return pattern.sub(
+        lambda m: f"{lead.get(m[1].lower(), m[1] + ' ')}{forms[m[3].lower()]} the {m[2]}", text
+    )
 
 
 def _longest_first(names: Collection[str]) -> list[tuple[list[str], str]]:
