@@ -1413,3 +1413,22 @@ def test_the_undo_of_what_lowered_the_score_is_said_while_it_is_offered():
     )
     assert fell_undone(fell, [act("pick_up(cushion)")], verbs)[1] == "pick_up(cushion)"
     assert fell_undone(fell, [act("go(east)")], verbs) is None  # nothing here to take back
+
+
+def test_a_thing_held_does_not_end_the_search_for_another_the_task_asks_to_take():
+    """The task asks to take the key, then the plant from the cabinet: with the key held and
+    the cabinet here, the plant is still searched for, so opening the cabinet leads (a
+    search that stopped once any word of a take's sentence was known had the robot walk off)."""
+    from robomemory.grounding.offered import seeking
+
+    task = "Pick up the old key from the trunk. Then, pick up the green plant from the cabinet."
+    candidates = [act("inspect(table)"), act("navigate_to(hall)"), act("open(cabinet)")]
+    model = WorldModel.model_validate({"path": [["", "S0", "den"], ["", "S1", "study"]]})
+    scene = Scene("study", ("old key",), task)
+    assert seeking(candidates, VERBS, model, scene)
+    assert str(offer(candidates, VERBS, model, scene)[0]) == "open(cabinet)"
+    found = WorldModel.model_validate({"path": model.path, "seen": {"green plant": "study"}})
+    assert not seeking(candidates, VERBS, found, scene)
+    assert not seeking(
+        candidates, VERBS, model, Scene("study", ("key",), "Find the key and pick it up.")
+    )

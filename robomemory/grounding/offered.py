@@ -44,7 +44,6 @@ from robomemory.grounding.loops import (
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import (
     WHOLE_VERB_SHOWN,
-    asked_to_take,
     by_relevance,
     class_verbs,
     committed_things,
@@ -56,6 +55,7 @@ from robomemory.grounding.ranking import (
     irreversible_unnamed,
     needs_of,
     takes_unasked,
+    things_to_take,
 )
 from robomemory.grounding.spent import (
     fresh_candidates,
@@ -511,14 +511,17 @@ def closed_things(world: WorldModel, verbs: Sequence[VerbSpec]) -> dict[str, lis
 def seeking(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel, scene: Scene
 ) -> bool:
-    """Whether the task asks to take a thing (:func:`asked_to_take`) that the world has not
-    shown: none it names is held, offered here or seen elsewhere."""
-    said = asked_to_take(scene.task, verbs)
-    if not said:
-        return False
+    """Whether the task asks to take a thing (:func:`things_to_take`) that the world has not
+    shown: no name held, offered here or seen elsewhere has its words (or, where a pointer
+    stands for it, any word of its sentence). One thing found is not another: the key held
+    does not find the plant the task asks to take next."""
     moves = meanings(verbs).moves
     here = [n for a in candidates if a.verb not in moves for n in a.args]
-    return not any(words(n) & said for n in [*scene.held, *here, *world.seen])
+    known = [words(n) for n in [*scene.held, *here, *world.seen]]
+    return any(
+        not any(thing <= name if named else thing & name for name in known)
+        for thing, named in things_to_take(scene.task, verbs)
+    )
 
 
 def missing_things(

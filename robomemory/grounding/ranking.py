@@ -8,9 +8,11 @@ what would undo what is done or repeat an irreversible act comes last or not at 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from itertools import takewhile
 
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.grounding.instructions import (
+    INSTRUCTION_WORDS,
     SENTENCE,
     asked_things,
     instructions,
@@ -19,7 +21,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import WORD, holds, parsed, word_list, words
+from robomemory.grounding.text import FILLER, WORD, holds, parsed, word_list, words
 
 _NOT_NAMED = 1 << 30
 WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
@@ -225,6 +227,43 @@ def asked_to_take(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
     return out
 
 
+def things_to_take(task: str, verbs: Sequence[VerbSpec]) -> list[tuple[set[str], bool]]:
+    """Per sentence of the task that asks to take a definite thing (:func:`asked_to_take`):
+    (the thing's words, True) where it names the thing, words after the determiner up to a
+    link ("retrieve the tomato plant from the fridge": tomato, plant), else (the sentence's
+    words, False) ("find the key and pick it up": the key is somewhere in it)."""
+    forms = [
+        [w for w in WORD.findall(form.lower()) if w not in _PARTICLES]
+        for verb in verbs
+        if verb.name in meanings(verbs).takes
+        for form in (verb.name, *verb.aliases)
+    ]
+    out: list[tuple[set[str], bool]] = []
+    for sentence in SENTENCE.split(task):
+        said = WORD.findall(sentence.lower())
+        if not any(_definite_after(said, form) for form in forms if form):
+            continue
+        named = [_named_after(said, form) for form in forms if form]
+        thing = next((t for t in named if t), None)
+        out.append((thing, True) if thing else (words(sentence), False))
+    return out
+
+
+def _named_after(said: Sequence[str], core: Sequence[str]) -> set[str]:
+    """The words of the thing a mention of ``core`` takes after "the" ("lift the bell pepper
+    from the floor": bell, pepper), up to a link or INSTRUCTION_WORDS words; none after a
+    pointer ("pick it up")."""
+    n = len(core)
+    for i in range(len(said) - n + 1):
+        if list(said[i : i + n]) == list(core):
+            rest = [w for w in said[i + n :] if w not in _PARTICLES]
+            if rest and rest[0] in _ARTICLES:
+                thing = list(takewhile(lambda w: w not in _LINKS, rest[1:]))
+                return set(thing[:INSTRUCTION_WORDS]) - FILLER
+    return set()
+
+
+_ARTICLES = frozenset({"the", "a", "an"})
 # Words that make what follows a take one thing, not a class ("take the", "pick it up").
 _DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
 _PARTICLES = frozenset({"up", "down"})
