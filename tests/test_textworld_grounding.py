@@ -533,13 +533,13 @@ def test_a_household_quest_in_the_world_s_own_words_is_left_to_do_and_its_goal_l
 def test_a_result_the_task_asks_for_is_the_act_that_makes_it():
     """ "Ensure that the trunk is open" asks to open it, "check that the door is unlocked with
     the key" to unlock it with the key; a description of a state ("the door is open") asks
-    nothing."""
+    nothing, nor does a look, which changes nothing."""
     from robomemory.executors.envs.textworld_verbs import KEY_VERBS
 
     task = (
         "First off, ensure that the antique trunk is open. Then, check that the wooden door "
         "is unlocked with the old key. The chest drawer is open. Make sure the fridge is "
-        "opened."
+        "opened. Then, look and see that the screen door is ajar."
     )
     names = ["antique trunk", "wooden door", "old key", "chest drawer", "fridge"]
     left = left_instructions([], [], [*BASE_VERBS, *KEY_VERBS], names, task=task, offered=names)

@@ -104,6 +104,8 @@ def instructions(
         return mentions[k + 1][0] if k + 1 < len(mentions) else len(content)
 
     for k, (start, n, verb) in enumerate(mentions):
+        if not verb.arg_kinds and verb.reads:  # "look and see that ...": it changes nothing
+            continue
         if not verb.arg_kinds:
             written = " ".join(raw[at[start] : at[start + n - 1] + 1])
             out.append(Instruction(verb.name, None, written))
