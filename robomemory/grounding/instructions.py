@@ -342,6 +342,12 @@ def left_instructions(
     texts = [(n.split(": ", 1)[-1], names, False) for n in notes] + [(task, offered, True)]
     for text, known, referring in texts:  # a further argument may be anything known
         given = instructions(text, verbs, known, referring=referring, further=names)
+        if referring:  # the task, read with its offered names only: a verb before a name not
+            # offered binds the next offered one ("unlock the door with the key": the key
+            # held); one that every known name reads as done is over
+            read = instructions(text, verbs, [*names, *known], referring=True, further=names)
+            gone = [f.phrase for f in read if over(f)]
+            given = [g for g in given if not any(_same_start(g.phrase, p) for p in gone)]
         ended = [i for i, ins in enumerate(given) if over(ins)]
         whole = max((i for i in ended if given[i].on_nothing), default=-1)
         last_on = {given[i].thing: i for i in ended if not given[i].refers}  # per thing
@@ -352,6 +358,11 @@ def left_instructions(
             if not over(ins) and not shows(ins) and fresh:
                 out.append(ins)
     return out
+
+
+def _same_start(a: str, b: str) -> bool:
+    """Whether one phrase begins the other (the same instruction read up to another name)."""
+    return a.startswith(b) or b.startswith(a)
 
 
 def with_pick(
