@@ -1432,3 +1432,26 @@ def test_a_thing_held_does_not_end_the_search_for_another_the_task_asks_to_take(
     assert not seeking(
         candidates, VERBS, model, Scene("study", ("key",), "Find the key and pick it up.")
     )
+
+
+def test_a_held_thing_the_task_names_with_no_act_leads_with_where_it_goes_nearest_first():
+    """ "It's only missing a pan fried pear" asks no act of the API: once the pear is held, its
+    relations lead, the other thing nearest the task's words first (the embedder's cosine;
+    the planner had taken the pear and then walked off with it)."""
+    task = "Dinner is almost ready! It's only missing a pan fried pear."
+    puts = [act("put_down_to(pear, shelf)"), act("put_down_to(pear, grill pan)")]
+    candidates = [act("inspect(shelf)"), act("navigate_to(hall)"), *puts]
+    memory = SimpleNamespace(embedder=BagOfWordsEmbeddings())
+    ctx = SimpleNamespace(memory=memory)
+    near = relation_affinity(ctx, candidates, VERBS, task, ("pear",))
+    assert near["put_down_to(pear, grill pan)"] > near["put_down_to(pear, shelf)"]
+    assert relation_affinity(ctx, candidates, VERBS, task, ()) == {}  # nothing held
+    assert relation_affinity(ctx, candidates, VERBS, "Put the pear on the shelf.", ("pear",)) == {}
+    model = WorldModel.model_validate({"path": [["", "S0", "den"]]})
+    shown = offer(candidates, VERBS, model, Scene("den", ("pear",), task), affinity=near)
+    assert [str(a) for a in shown[:2]] == [
+        "put_down_to(pear, grill pan)",
+        "put_down_to(pear, shelf)",
+    ]
+    unheld = offer(candidates, VERBS, model, Scene("den", (), task), affinity=near)
+    assert str(unheld[0]) != "put_down_to(pear, grill pan)"

@@ -54,6 +54,7 @@ from robomemory.grounding.ranking import (
     irreversible_unasked,
     irreversible_unnamed,
     needs_of,
+    state_relations,
     takes_unasked,
     things_to_take,
 )
@@ -379,6 +380,11 @@ def promote(
     near = near or {}
     asked = asked or sorted(
         (a for a in ranked if a.verb in many), key=lambda a: (many[a.verb], -near.get(str(a), 0))
+    )
+    # a held thing the task names with no act ("missing a polished vase"): where it goes,
+    # nearest to the task's words first
+    asked = asked or sorted(
+        state_relations(ranked, verbs, goal, scene.held), key=lambda a: -near.get(str(a), 0)
     )
     return asked + [a for a in leads if a not in asked]
 

@@ -302,6 +302,22 @@ def class_relations(
     return [a for a in candidates if a.verb in many and len(a.args) > 1]
 
 
+def state_relations(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str, held: Collection[str]
+) -> list[Action]:
+    """The candidates that relate a held thing to another where a sentence of ``task`` names
+    the held thing and no act of the API ("It's only missing a polished vase": a state of the
+    vase is the goal, and where it goes makes it): which relation is the robot's judgement,
+    which how near the other thing is to the task's words informs."""
+    moves = meanings(verbs).moves
+    named: set[str] = set()
+    for sentence in SENTENCE.split(task):
+        said = words(sentence)
+        if said and not named_verbs(sentence, verbs):
+            named |= {h for h in held if words(h) and words(h) <= said}
+    return [a for a in candidates if a.verb not in moves and len(a.args) > 1 and a.args[0] in named]
+
+
 def _things_after(said: Sequence[str], core: Sequence[str]) -> list[tuple[int, str]]:
     """(where, word): the first word past the links after each mention of ``core``."""
     n, out = len(core), []

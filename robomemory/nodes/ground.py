@@ -12,7 +12,7 @@ from robomemory.context import AgentContext
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import Scene, WorldModel, brief
-from robomemory.grounding.ranking import class_relations
+from robomemory.grounding.ranking import class_relations, state_relations
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
 from robomemory.memory.temporal import step_line
@@ -40,22 +40,33 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         routes=map_routes(run.ctx),
         limit=run.ctx.config.max_candidates,
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
-        affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task),
+        affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task, scene.held),
     )
     return run.finish({"briefing": briefing.model_dump(mode="json")})
 
 
 def relation_affinity(
-    ctx: AgentContext, candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
+    ctx: AgentContext,
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    task: str,
+    held: Sequence[str] = (),
 ) -> dict[str, float]:
-    """For a task that asks to relate a class of things ("place them in their usual
-    locations"): each offered relation's cosine between its two names in the embedder's
-    space, a prior for where a thing usually goes (a cushion nearer a sofa than a shelf).
-    Empty for any other task, or without an embedder."""
-    relations = class_relations(candidates, verbs, task)
+    """How near each offered relation's two sides are in the embedder's space: for a task
+    that asks to relate a class of things ("place them in their usual locations"), its two
+    names (a cushion nearer a sofa than a shelf); for a held thing the task names with no act
+    (:func:`state_relations`, "missing a polished vase"), the other thing and the task's words
+    (the workbench nearer than the shelf). Empty for any other task, or without an embedder."""
     embedder = ctx.memory.embedder if ctx.memory is not None else None
-    if not relations or embedder is None:
+    relations = class_relations(candidates, verbs, task)
+    states = [] if relations else state_relations(candidates, verbs, task, held)
+    if not (relations or states) or embedder is None:
         return {}
+    if states:
+        names = sorted({a.args[1] for a in states})
+        found = embedder.embed_documents([task, *names])
+        vectors = dict(zip(names, found[1:], strict=True))
+        return {str(a): _cosine(found[0], vectors[a.args[1]]) for a in states}
     names = sorted({n for a in relations for n in a.args[:2]})
     vectors = dict(zip(names, embedder.embed_documents(names), strict=True))
     return {str(a): _cosine(vectors[a.args[0]], vectors[a.args[1]]) for a in relations}
