@@ -160,7 +160,7 @@ def instructions(
 
 def as_asked(text: str, verbs: Sequence[VerbSpec]) -> str:
     """``text`` with each result it asks for written as the act that makes it: "ensure that
-    the fridge is open" -> "ensure open the fridge", "check that the door is unlocked
+    the chest is open" -> "ensure open the chest", "check that the door is unlocked
     with the key" -> "check unlock the door with the key". Only a result that follows
     "that" or "sure" is asked for; "the door is open" alone describes."""
     forms: dict[str, str] = {}  # result words -> the verb's own words

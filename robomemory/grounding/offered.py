@@ -541,7 +541,7 @@ def missing_things(
     task (:func:`unseen_things` against :func:`known_things`); while nothing read instructs
     (a world whose every look is a read), the things the ``task`` commits to by name
     (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
-    thermometer) or asks to take by name (:func:`things_to_take`: "lift the bell pepper") that
+    thermometer) or asks to take by name (:func:`things_to_take`: "lift the green vase") that
     neither a known thing nor the executor's ``targets`` (what it has shown, offered or not: a
     list capped per verb leaves a thing here out) name."""
     names = known_things(candidates, world.acted(), world.seen)

@@ -230,7 +230,7 @@ def asked_to_take(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
 def things_to_take(task: str, verbs: Sequence[VerbSpec]) -> list[tuple[list[str], bool]]:
     """Per sentence of the task that asks to take a definite thing (:func:`asked_to_take`):
     (the thing's words, True) where it names the thing, words after the determiner up to a
-    link ("retrieve the tomato plant from the fridge": tomato, plant), else (the sentence's
+    link ("retrieve the green vase from the chest": green, vase), else (the sentence's
     words, False) ("find the key and pick it up": the key is somewhere in it)."""
     forms = [
         [w for w in WORD.findall(form.lower()) if w not in _PARTICLES]
@@ -250,8 +250,8 @@ def things_to_take(task: str, verbs: Sequence[VerbSpec]) -> list[tuple[list[str]
 
 
 def _named_after(said: Sequence[str], core: Sequence[str]) -> list[str]:
-    """The words of the thing a mention of ``core`` takes after "the" ("lift the bell pepper
-    from the floor": bell, pepper), up to a link or INSTRUCTION_WORDS words; none after a
+    """The words of the thing a mention of ``core`` takes after "the" ("lift the green vase
+    from the floor": green, vase), up to a link or INSTRUCTION_WORDS words; none after a
     pointer ("pick it up")."""
     n = len(core)
     for i in range(len(said) - n + 1):
