@@ -525,7 +525,7 @@ def seeking(
     here = [n for a in candidates if a.verb not in moves for n in a.args]
     known = [words(n) for n in [*scene.held, *here, *world.seen]]
     return any(
-        not any(set(thing) <= name if named else set(thing) & name for name in known)
+        not any(thing <= name if named else thing & name for name in known)
         for thing, named in things_to_take(scene.task, verbs)
     )
 
@@ -541,17 +541,14 @@ def missing_things(
     task (:func:`unseen_things` against :func:`known_things`); while nothing read instructs
     (a world whose every look is a read), the things the ``task`` commits to by name
     (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
-    thermometer) or asks to take by name (:func:`things_to_take`: "lift the green vase") that
-    neither a known thing nor the executor's ``targets`` (what it has shown, offered or not: a
-    list capped per verb leaves a thing here out) name."""
+    thermometer) that neither a known thing nor the executor's ``targets`` (what it has shown,
+    offered or not: a list capped per verb leaves a thing here out) name."""
     names = known_things(candidates, world.acted(), world.seen)
     read = " . ".join(world.read())
     if read and asked_things(read, verbs):
         return unseen_things(read, verbs, names)
     found = [words(n) for n in [*names, *targets] if words(n)]
-    taken = [" ".join(t) for t, named in things_to_take(task, verbs) if named]
-    asked = dict.fromkeys([*committed_things(task, verbs), *taken])
-    return [t for t in asked if not any(words(t) <= k for k in found)]
+    return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
 
 
 class Wanted(NamedTuple):

@@ -227,7 +227,7 @@ def asked_to_take(task: str, verbs: Sequence[VerbSpec]) -> set[str]:
     return out
 
 
-def things_to_take(task: str, verbs: Sequence[VerbSpec]) -> list[tuple[list[str], bool]]:
+def things_to_take(task: str, verbs: Sequence[VerbSpec]) -> list[tuple[set[str], bool]]:
     """Per sentence of the task that asks to take a definite thing (:func:`asked_to_take`):
     (the thing's words, True) where it names the thing, words after the determiner up to a
     link ("retrieve the green vase from the chest": green, vase), else (the sentence's
@@ -238,18 +238,18 @@ def things_to_take(task: str, verbs: Sequence[VerbSpec]) -> list[tuple[list[str]
         if verb.name in meanings(verbs).takes
         for form in (verb.name, *verb.aliases)
     ]
-    out: list[tuple[list[str], bool]] = []
+    out: list[tuple[set[str], bool]] = []
     for sentence in SENTENCE.split(task):
         said = WORD.findall(sentence.lower())
         if not any(_definite_after(said, form) for form in forms if form):
             continue
         named = [_named_after(said, form) for form in forms if form]
         thing = next((t for t in named if t), None)
-        out.append((thing, True) if thing else (sorted(words(sentence)), False))
+        out.append((thing, True) if thing else (words(sentence), False))
     return out
 
 
-def _named_after(said: Sequence[str], core: Sequence[str]) -> list[str]:
+def _named_after(said: Sequence[str], core: Sequence[str]) -> set[str]:
     """The words of the thing a mention of ``core`` takes after "the" ("lift the green vase
     from the floor": green, vase), up to a link or INSTRUCTION_WORDS words; none after a
     pointer ("pick it up")."""
@@ -259,8 +259,8 @@ def _named_after(said: Sequence[str], core: Sequence[str]) -> list[str]:
             rest = [w for w in said[i + n :] if w not in _PARTICLES]
             if rest and rest[0] in _ARTICLES:
                 thing = list(takewhile(lambda w: w not in _LINKS, rest[1:]))
-                return [w for w in thing[:INSTRUCTION_WORDS] if w not in FILLER]
-    return []
+                return set(thing[:INSTRUCTION_WORDS]) - FILLER
+    return set()
 
 
 _ARTICLES = frozenset({"the", "a", "an"})
