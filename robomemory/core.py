@@ -66,6 +66,12 @@ class Observation(BaseModel):
         description="The world reports what is held at every step: an empty ``holding`` "
         "then means empty hands (a thing put down is no longer held on the map).",
     )
+    hands: int | None = Field(
+        default=None,
+        ge=1,
+        description="How many things the robot can hold at once, when the world limits it "
+        "(a gripper holds one): with that many held, nothing more can be taken.",
+    )
     names: list[str] = Field(
         default_factory=list,
         description="Names of the things this observation shows, in the world's own words "

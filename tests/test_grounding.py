@@ -1455,3 +1455,52 @@ def test_a_held_thing_the_task_names_with_no_act_leads_with_where_it_goes_neares
     ]
     unheld = offer(candidates, VERBS, model, Scene("den", (), task), affinity=near)
     assert str(unheld[0]) != "put_down_to(pear, grill pan)"
+
+
+def test_full_hands_lead_with_putting_down_what_no_text_needs():
+    """A world that limits what the robot holds offers no take while the hands are full: the
+    put-down of a held thing no text names leads, and the planner is told why; with a free
+    hand, or holding only what the texts need, nothing of it."""
+    drop = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
+    verbs = [*VERBS, drop]
+    task = "Paint the blue chair, then glue the red leg."
+    candidates = [
+        act("inspect(blue chair)"),
+        act("inspect(red leg)"),
+        act("drop(red leg)"),
+        act("drop(red box)"),
+        act("put_down_to(red box, shelf)"),
+        act("navigate_to(attic)"),
+    ]
+    space = ActionSpace(verbs=verbs, candidates=candidates)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    held = ("red leg", "red box")
+    full = brief(space, model, Scene("hall", held, task, (), hands=2))
+    assert str(full.candidates[0]) == "drop(red box)" and full.full == list(held)
+    assert "Hands full (red leg, red box): put one down" in planner_user("", full, space)
+    free = brief(space, model, Scene("hall", held, task, (), hands=3))
+    assert free.full == [] and str(free.candidates[0]) != "drop(red box)"
+    needed = brief(space, model, Scene("hall", ("red leg",), task, (), hands=1))
+    assert not any(a.verb == "drop" for a in needed.candidates[:1]) and needed.full == ["red leg"]
+    # a thing whose acts are done is given up before one that an act left still needs
+    chair = ActionSpace(verbs=verbs, candidates=[*candidates, act("drop(blue chair)")])
+    painted = WorldModel.model_validate(
+        {"path": [["", "S0", "hall"]], "done": ["paint(blue chair)"]}
+    )
+    both = Scene("hall", ("red leg", "blue chair"), task, (), hands=2)
+    assert str(brief(chair, painted, both).candidates[0]) == "drop(blue chair)"
+    assert str(brief(chair, model, both).candidates[0]) != "drop(blue chair)"
+
+
+def test_an_irreversible_instruction_stays_left_when_a_later_one_on_its_thing_is_done():
+    """Things are acted on out of the written order: gluing the leg after painting it is
+    still needed (each irreversible act is its own result), while opening the box once what
+    follows on it is done is over."""
+    notes = [
+        "inspect(manual): Glue the red leg, then paint the red leg."
+        " Open the box, then close the box."
+    ]
+    names = ["red leg", "box", "manual"]
+    done = ["paint(red leg)", "close(box)"]
+    left = left_instructions(notes, done, VERBS, names, task="Read the manual.", offered=names)
+    assert [i.phrase for i in left] == ["glue the red leg"]

@@ -424,3 +424,27 @@ def test_the_kitchens_act_on_nothing_is_fetched_once_it_is_next(
         held=["chicken breast"],
     )
     assert str(shown[0]) == "navigate_to(kitchen)"
+
+
+def test_a_limited_inventory_is_told_as_hands(tmp_path) -> None:
+    """tw-make's --drop limits what the player carries (one slot per thing): the observation
+    says how many things the robot can hold; a game without the limit says nothing."""
+    from robomemory.eval.suites import tw_make_game
+
+    path = tw_make_game("tw-cooking", "--recipe 1 --take 1 --go 1 --drop", 3, cache=tmp_path)
+    ex = TextWorldExecutor(path)
+    try:
+        _, obs = ex.reset()
+        assert obs.hands == 1 and obs.holding == []
+        take = next(a for a in ex.action_space().candidates if a.verb == "pick_up")
+        held = ex.execute(take).observation
+        assert held.hands == 1 and held.holding == [take.args[0]]
+        # with the hand full the game admits no take
+        assert not any(a.verb == "pick_up" for a in ex.action_space().candidates)
+    finally:
+        ex.close()
+    unlimited = TextWorldExecutor(bundled_game("cooking_1room"))
+    try:
+        assert unlimited.reset()[1].hands is None
+    finally:
+        unlimited.close()

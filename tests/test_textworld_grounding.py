@@ -194,6 +194,28 @@ def test_relevance_ranks_most_named_first_and_undoing_last():
     assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
 
 
+def test_a_full_hand_puts_down_first_what_no_text_names():
+    from robomemory.grounding import by_relevance
+
+    # a hand full of three things, one of them the recipe's: the world offers no take until
+    # one is put down, and putting down the recipe's thing gives up what the task needs
+    held = [
+        Action(verb="drop", args=["red tuna"]),
+        Action(verb="drop", args=["red onion"]),
+        Action(verb="put_down_to", args=["red tuna", "counter"]),
+        Action(verb="put_down_to", args=["white tuna", "counter"]),
+    ]
+    recipe = "Ingredients: green bell pepper, red tuna Directions: dice the red tuna"
+    ranked = [str(a) for a in by_relevance(held, [recipe], TW)]
+    assert ranked.index("drop(red onion)") < ranked.index("drop(red tuna)")
+    assert ranked.index("put_down_to(white tuna, counter)") < ranked.index(
+        "put_down_to(red tuna, counter)"
+    )
+    # a put the task asks for is no undo: the named thing leads
+    asked = by_relevance(held, ["put the red tuna on the counter"], TW)
+    assert str(asked[0]) == "put_down_to(red tuna, counter)"
+
+
 def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
     from robomemory.grounding import by_relevance
 

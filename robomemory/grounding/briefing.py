@@ -80,6 +80,10 @@ class Briefing(BaseModel):
     here: list[str] = Field(
         default_factory=list, description="every place visited: the things here to choose from"
     )
+    full: list[str] = Field(
+        default_factory=list,
+        description="what the robot holds when it holds as many things as it can (else none)",
+    )
     elsewhere: list[str] = Field(
         default_factory=list,
         description="every place visited: the things seen in each other place, 'place: a, b'",
@@ -116,6 +120,15 @@ def brief(
             world.seen,
             scene.held,
         )
+    left = left_instructions(
+        world.notes,
+        world.done,
+        verbs,
+        [*known_names(space), *world.seen],
+        task=goal,
+        offered=[a for c in space.candidates for a in c.args],
+        states=world.states,
+    )
     offered = offer(
         space.candidates,
         verbs,
@@ -129,15 +142,7 @@ def brief(
         approved=approved,
         affinity=affinity,
         goal=goal,
-    )
-    left = left_instructions(
-        world.notes,
-        world.done,
-        verbs,
-        [*known_names(space), *world.seen],
-        task=goal,
-        offered=[a for c in space.candidates for a in c.args],
-        states=world.states,
+        left=left,
     )
     possible = {str(a) for a in space.candidates}
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
@@ -162,6 +167,7 @@ def brief(
         described=described,
         unvisited=unvisited,
         here=here,
+        full=list(scene.held) if scene.full else [],
         elsewhere=(
             seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
             if here

@@ -320,7 +320,9 @@ def left_instructions(
     "open the box").
     The instructions of a text are written in the order they are done, so those on a thing
     before the last one a done action did on that thing are over too (done another way, or
-    not needed), and all before a done instruction that names no thing (it acts on the whole).
+    not needed), but for an irreversible act (a thing painted before it was sanded still
+    needs the sanding), and all before a done instruction that names no thing (it acts on
+    the whole).
     Another thing's instructions stay: things are often dealt with out of the written order.
     A result the world shows ends only its own instruction."""
     # a read is done once its note is kept ("inspect(manual): ..." does "check the manual")
@@ -338,6 +340,7 @@ def left_instructions(
         return (ins.verb, ins.thing) in did or (ins.refers and ins.verb in done_verbs)
 
     done_verbs = {verb for verb, _ in did}
+    irreversible = {v.name for v in verbs if v.irreversible}
     out: list[Instruction] = []
     texts = [(n.split(": ", 1)[-1], names, False) for n in notes] + [(task, offered, True)]
     for text, known, referring in texts:  # a further argument may be anything known
@@ -352,7 +355,9 @@ def left_instructions(
         whole = max((i for i in ended if given[i].on_nothing), default=-1)
         last_on = {given[i].thing: i for i in ended if not given[i].refers}  # per thing
         for i, ins in enumerate(given):
-            if i <= whole or i <= last_on.get(ins.thing, -1):
+            # an irreversible act a later one on its thing did not make needless (sand, then paint)
+            kept = ins.verb in irreversible
+            if i <= whole or (i <= last_on.get(ins.thing, -1) and not kept):
                 continue
             fresh = all(ins.phrase != o.phrase for o in out)
             if not over(ins) and not shows(ins) and fresh:

@@ -29,6 +29,7 @@ from robomemory.grounding.frontier import (
 )
 from robomemory.grounding.instructions import (
     SENTENCE,
+    Instruction,
     asked_things,
     left_instructions,
     named_verbs,
@@ -57,6 +58,7 @@ from robomemory.grounding.ranking import (
     state_relations,
     takes_unasked,
     things_to_take,
+    unneeded_puts,
 )
 from robomemory.grounding.spent import (
     fresh_candidates,
@@ -114,6 +116,12 @@ class Scene(NamedTuple):
     held: tuple[str, ...] = ()
     task: str = ""
     trajectory: tuple[TrajectoryStep, ...] = ()  # the newest steps (spent actions)
+    hands: int | None = None  # how many things the robot can hold, when the world limits it
+
+    @property
+    def full(self) -> bool:
+        """Whether the robot holds as many things as it can: nothing more can be taken."""
+        return self.hands is not None and len(self.held) >= self.hands
 
 
 def offer(
@@ -126,6 +134,7 @@ def offer(
     routes: Sequence[Route] = (),
     limit: int | None = None,
     missing: Sequence[str] | None = None,
+    left: Sequence[Instruction] | None = None,
     wanted: Wanted | None = None,
     approved: Collection[str] = (),
     goal: str | None = None,
@@ -139,11 +148,18 @@ def offer(
     ``lessons`` = (helped, hurt) actions long-term memory recalls, ``approved`` the picks
     this task's own verdicts say helped (:func:`task_choice`); ``goal``
     (:func:`goal_of`), ``missing`` and
-    ``wanted`` (:func:`missing_things`, :func:`wanted_things`) when the caller has them;
+    ``wanted`` (:func:`missing_things`, :func:`wanted_things`) and ``left``
+    (:func:`left_instructions`) when the caller has them;
     ``affinity``: how near an offered relation's two things are (:func:`class_relations`).
     The planner, the critic and the baselines all see this list."""
     if goal is None:
         goal = goal_of(candidates, verbs, world, scene)
+    if left is None and scene.full:  # what the hands may give up: what nothing left needs
+        names = [*(n for a in candidates for n in a.args), *world.seen, *scene.held]
+        offered = [n for a in candidates for n in a.args]
+        left = left_instructions(
+            world.notes, world.done, verbs, names, task=goal, offered=offered, states=world.states
+        )
     if missing is None:
         missing = missing_things(world, candidates, verbs, scene.task)
     if wanted is None and (world.notes or goal != scene.task):  # a read's or the pick's needs
@@ -192,7 +208,17 @@ def offer(
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
     ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)
     leads = promote(
-        ranked, verbs, world, scene, routes, missing, wanted, seek=seek, goal=goal, near=affinity
+        ranked,
+        verbs,
+        world,
+        scene,
+        routes,
+        missing,
+        wanted,
+        seek=seek,
+        goal=goal,
+        near=affinity,
+        left=left or (),
     )
     # a task that only describes its thing: the search, then the pick the task turns on (the
     # task's own act, over the rules on acts a read does not name; not what a lesson says hurt)
@@ -330,6 +356,7 @@ def promote(
     seek: bool = False,
     goal: str | None = None,
     near: Mapping[str, float] | None = None,
+    left: Sequence[Instruction] = (),
 ) -> list[Action]:
     """What leads the list, of ``ranked``. Before anything is read: a read of a thing the
     task names and a way to a place it names (the task points at what to read and where),
@@ -341,7 +368,9 @@ def promote(
     Before all of them the goal itself (:func:`task_asked`; ``goal`` is the task with its
     pick, :func:`with_pick`), or while it cannot be done here, the take of the thing it
     moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`;
-    a verb's relations nearest first by ``near``: a thing's usual place)."""
+    a verb's relations nearest first by ``near``: a thing's usual place), or with the hands
+    full (``Scene.full``), putting down a held thing what is ``left`` does not need
+    (:func:`unneeded_puts`)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
@@ -386,6 +415,8 @@ def promote(
     asked = asked or sorted(
         state_relations(ranked, verbs, goal, scene.held), key=lambda a: -near.get(str(a), 0)
     )
+    if scene.full:  # the world offers no take until a held thing nothing left needs is put down
+        asked = asked or unneeded_puts(ranked, verbs, [*world.read(), goal], scene.held, left)[:1]
     return asked + [a for a in leads if a not in asked]
 
 

@@ -14,6 +14,7 @@ from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.grounding.instructions import (
     INSTRUCTION_WORDS,
     SENTENCE,
+    Instruction,
     asked_things,
     instructions,
     named_verbs,
@@ -39,7 +40,8 @@ def by_relevance(
 
     Actions that only undo (their verb reverses another, ``VerbSpec.reverses``: close, put
     back; not when ``task`` or a goal text names the verb: "pick up objects, then place
-    them"; a world's own order had listed a close second), then actions to ``avoid``
+    them"; a world's own order had listed a close second; a put-down of what no goal text
+    names before one of what it names), then actions to ``avoid``
     (lessons say they hurt, an irreversible act the instructions do not ask for) go last;
     before them, candidates the goal texts name, text by text from the most pressing (the
     newest note read, then the task) — a named verb first, the first named first
@@ -58,17 +60,20 @@ def by_relevance(
     forms = {v.name: [word_list(f) for f in (v.name, *v.aliases)] for v in verbs}
     # an undo the texts ask for is the task ("pick up objects, then place them"), not a loop
     asked = set().union(*(named_verbs(text, verbs) for text in [*goal_texts, task]))
+    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
 
     def key(action: Action) -> tuple[int, ...]:
         said = forms.get(action.verb, [word_list(action.verb)])
         args = words(" ".join(action.args))
         acting = action.verb not in meaning.informs
+        # an act that only undoes (a declared reversal: close, put back) no text asks for
+        undoes = action.verb in meaning.reverses and action.verb not in asked
+        # putting down what a text names gives up what the task needs: the others go first
+        sign = 1 if undoes and action.verb in puts else -1
         hits: list[int] = []
         for goal, need, text in zip(goals, needs, texts, strict=True):
             at = min(_named_at(form, text) for form in said)
-            hits += [-len(args & need) if acting else 0, at, -len(args & goal)]
-        # an act that only undoes (a declared reversal: close, put back) no text asks for
-        undoes = action.verb in meaning.reverses and action.verb not in asked
+            hits += [sign * len(args & need) if acting else 0, at, sign * len(args & goal)]
         # what to avoid after the undoes: a wrong focus ends a task, a close does not
         last = 2 if str(action) in avoided else int(undoes)
         return (last, *hits, int(str(action) not in preferred))
@@ -372,6 +377,41 @@ def takes_unasked(
         if (a.verb in meaning.takes and not words(" ".join(a.args)) & said)
         or (a.verb in puts and a.args and a.args[0] in held)
     ]
+
+
+def unneeded_puts(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    texts: Sequence[str],
+    held: Collection[str],
+    left: Sequence[Instruction] = (),
+) -> list[Action]:
+    """The candidates that put down (undo a take) a ``held`` thing what is ``left`` to do
+    does not name or need (a verb left and not offered needs what its description says:
+    "cut: needs a held blade"), those of a thing no text names first: what a full hand
+    can give up (a thing whose acts are done can be taken again when it is needed)."""
+    meaning = meanings(verbs)
+    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    described = {v.name: v.description for v in verbs}
+    offered = {a.verb for a in candidates}
+    said = [word_list(text) for text in texts]
+    asked = {ins.verb for ins in left}
+    needed = {w for v in asked - offered for w in words(described.get(v, "")) - words(v)}
+    acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
+
+    def named(thing: str, phrases: Sequence[Sequence[str]]) -> bool:  # by its whole name
+        return any(holds(seq, word_list(thing)) for seq in phrases)  # a red cup, not a red ball
+
+    free = [
+        a
+        for a in candidates
+        if a.verb in puts
+        and a.args
+        and a.args[0] in held
+        and not named(a.args[0], acted)
+        and not words(a.args[0]) <= needed
+    ]
+    return sorted(free, key=lambda a: named(a.args[0], said))
 
 
 def irreversible_unnamed(

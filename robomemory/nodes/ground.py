@@ -28,7 +28,8 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("ground", runtime)
     obs = observation_of(state)
     trajectory = state.get("trajectory") or []
-    scene = Scene(obs.place, tuple(obs.holding), state.get("task") or "", tuple(trajectory))
+    task = state.get("task") or ""
+    scene = Scene(obs.place, tuple(obs.holding), task, tuple(trajectory), obs.hands)
     semantic = (state.get("recalled") or {}).get("semantic") or ""
     space = run.ctx.executor.action_space()
     briefing = brief(

@@ -134,16 +134,18 @@ def planner_user(
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
-    would loop, what is left to do, what is not seen yet and where to look, what is needed
-    from elsewhere and the way there, the undo of what lowered the score, the way to a place
-    the task names not visited yet (where the world told its ways), what the task only
-    describes and where it may be (a small model weighs the end most)."""
+    would loop, what is left to do, that the hands are full, what is not seen yet and where
+    to look, what is needed from elsewhere and the way there, the undo of what lowered the
+    score, the way to a place the task names not visited yet (where the world told its ways),
+    what the task only describes and where it may be (a small model weighs the end most)."""
     b = briefing
     parts = briefing_head(context, b, space, names=True)
     if b.looped:
         parts.append(looped_line(b.looped))
     if b.left:
         parts.append(left_line(b.left))
+    if b.full:
+        parts.append(full_line(b.full))
     if b.missing:
         parts.append(unseen_line(b.missing, b.search))
     if b.away and b.fetch:
@@ -180,6 +182,12 @@ def left_line(left: Sequence[str]) -> str:
     planner's prompt: read last, an instruction is followed (the manual's next step, the last one)
     where the model would otherwise go on with the pattern of its last actions."""
     return f"Left to do: {', '.join(left)}"
+
+
+def full_line(held: Sequence[str]) -> str:
+    """The hands are full: the world offers no take (a small model, shown none, read every
+    thing in the room instead of putting one down)."""
+    return f"Hands full ({', '.join(held)}): put one down to take another."
 
 
 def unseen_line(missing: Sequence[str], search: Sequence[str]) -> str:

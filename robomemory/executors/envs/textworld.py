@@ -396,6 +396,14 @@ class TextWorldExecutor:
             if f.name == "in" and f.arguments[1].type == "I"
         ]
 
+    def _hands(self) -> int | None:
+        """How many things the robot can hold: a game with a limited inventory has one slot
+        fact per thing it can hold (``used(slot_0: slot)``); None when it has no limit."""
+        slots = {
+            a.name for f in self._require_state().facts for a in f.arguments if a.type == "slot"
+        }
+        return len(slots) or None
+
     def _visible(self) -> set[str]:
         """Things the robot can perceive now: held, in this room, or on or in something
         visible (inside only when it is open), and the doors of this room."""
@@ -467,6 +475,7 @@ class TextWorldExecutor:
             world=world_digest(str(f) for f in state.facts),
             holding=sorted(held),
             holding_known=True,  # read from the game's facts at every step
+            hands=self._hands(),
             names=names,
             fixtures=[n for n in names if not self._portable(n)],
         )
