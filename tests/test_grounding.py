@@ -1477,11 +1477,16 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
     held = ("red leg", "red box")
     full = brief(space, model, Scene("hall", held, task, (), hands=2))
     assert str(full.candidates[0]) == "drop(red box)" and full.full == list(held)
-    assert "Hands full (red leg, red box): put one down" in planner_user("", full, space)
+    # the leg the glue is left for stays held while the box can free the hand
+    assert "drop(red leg)" not in {str(a) for a in full.candidates}
+    told = planner_user("", full, space)
+    assert "Hands full (red leg, red box): put down the red box to take another." in told
     free = brief(space, model, Scene("hall", held, task, (), hands=3))
     assert free.full == [] and str(free.candidates[0]) != "drop(red box)"
     needed = brief(space, model, Scene("hall", ("red leg",), task, (), hands=1))
     assert not any(a.verb == "drop" for a in needed.candidates[:1]) and needed.full == ["red leg"]
+    assert "drop(red leg)" in {str(a) for a in needed.candidates}  # no other way to a free hand
+    assert "Hands full (red leg).\n" in planner_user("", needed, space)  # none to name
     # a thing whose acts are done is given up before one that an act left still needs
     chair = ActionSpace(verbs=verbs, candidates=[*candidates, act("drop(blue chair)")])
     painted = WorldModel.model_validate(

@@ -24,7 +24,7 @@ from robomemory.grounding.offered import (
     task_way,
     wanted_things,
 )
-from robomemory.grounding.ranking import helped_now
+from robomemory.grounding.ranking import helped_now, unneeded_puts
 from robomemory.grounding.spent import fell_undone
 from robomemory.grounding.world import WorldModel, known_names
 
@@ -83,6 +83,9 @@ class Briefing(BaseModel):
     full: list[str] = Field(
         default_factory=list,
         description="what the robot holds when it holds as many things as it can (else none)",
+    )
+    free: str | None = Field(
+        default=None, description="with the hands full, the held thing nothing left needs"
     )
     elsewhere: list[str] = Field(
         default_factory=list,
@@ -144,6 +147,9 @@ def brief(
         goal=goal,
         left=left,
     )
+    free = (
+        unneeded_puts(offered, verbs, [*world.read(), goal], scene.held, left) if scene.full else []
+    )
     possible = {str(a) for a in space.candidates}
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
@@ -168,6 +174,7 @@ def brief(
         unvisited=unvisited,
         here=here,
         full=list(scene.held) if scene.full else [],
+        free=free[0].args[0] if free else None,
         elsewhere=(
             seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
             if here

@@ -49,6 +49,7 @@ from robomemory.grounding.ranking import (
     class_verbs,
     committed_things,
     cut_per_verb,
+    held_for_later,
     irreversible_conflicts,
     irreversible_others,
     irreversible_repeats,
@@ -206,6 +207,8 @@ def offer(
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
+    if scene.full:  # a hand a free thing can give: what an act left needs stays held
+        kept = held_for_later(kept, verbs, [*world.read(), goal], scene.held, left or ())
     ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)
     leads = promote(
         ranked,

@@ -69,11 +69,15 @@ def by_relevance(
         # an act that only undoes (a declared reversal: close, put back) no text asks for
         undoes = action.verb in meaning.reverses and action.verb not in asked
         # putting down what a text names gives up what the task needs: the others go first
-        sign = 1 if undoes and action.verb in puts else -1
+        put = undoes and action.verb in puts and bool(action.args)
+        thing = word_list(action.args[0]) if put else []
         hits: list[int] = []
         for goal, need, text in zip(goals, needs, texts, strict=True):
             at = min(_named_at(form, text) for form in said)
-            hits += [sign * len(args & need) if acting else 0, at, sign * len(args & goal)]
+            if put:  # by the thing's whole name: a red cup is not the red ball
+                hits += [int(set(thing) <= need), at, int(holds(text, thing))]
+            else:
+                hits += [-len(args & need) if acting else 0, at, -len(args & goal)]
         # what to avoid after the undoes: a wrong focus ends a task, a close does not
         last = 2 if str(action) in avoided else int(undoes)
         return (last, *hits, int(str(action) not in preferred))
@@ -412,6 +416,29 @@ def unneeded_puts(
         and not words(a.args[0]) <= needed
     ]
     return sorted(free, key=lambda a: named(a.args[0], said))
+
+
+def held_for_later(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    texts: Sequence[str],
+    held: Collection[str],
+    left: Sequence[Instruction],
+) -> list[Action]:
+    """``candidates`` less the put-downs no text asks for of a held thing what is ``left``
+    still acts on, when a put-down of another held thing frees a hand
+    (:func:`unneeded_puts`): a full hand had put down the thing it was to cook next."""
+    free = unneeded_puts(candidates, verbs, texts, held, left)
+    if not free:
+        return list(candidates)
+    meaning = meanings(verbs)
+    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    asked = set().union(*(named_verbs(text, verbs) for text in texts))
+    return [
+        a
+        for a in candidates
+        if a in free or a.verb not in puts - asked or not a.args or a.args[0] not in held
+    ]
 
 
 def irreversible_unnamed(

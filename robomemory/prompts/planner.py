@@ -145,7 +145,7 @@ def planner_user(
     if b.left:
         parts.append(left_line(b.left))
     if b.full:
-        parts.append(full_line(b.full))
+        parts.append(full_line(b.full, b.free))
     if b.missing:
         parts.append(unseen_line(b.missing, b.search))
     if b.away and b.fetch:
@@ -184,10 +184,12 @@ def left_line(left: Sequence[str]) -> str:
     return f"Left to do: {', '.join(left)}"
 
 
-def full_line(held: Sequence[str]) -> str:
+def full_line(held: Sequence[str], free: str | None) -> str:
     """The hands are full: the world offers no take (a small model, shown none, read every
-    thing in the room instead of putting one down)."""
-    return f"Hands full ({', '.join(held)}): put one down to take another."
+    thing in the room instead of putting one down), and which held thing nothing left needs
+    (told only "put one down", it put down the thing it had just taken, and took it again)."""
+    line = f"Hands full ({', '.join(held)})"
+    return f"{line}: put down the {free} to take another." if free else f"{line}."
 
 
 def unseen_line(missing: Sequence[str], search: Sequence[str]) -> str:
