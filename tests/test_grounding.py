@@ -1495,6 +1495,14 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
     both = Scene("hall", ("red leg", "blue chair"), task, (), hands=2)
     assert str(brief(chair, painted, both).candidates[0]) == "drop(blue chair)"
     assert str(brief(chair, model, both).candidates[0]) != "drop(blue chair)"
+    # a tool the act left needs stays held, offered with the act or not
+    sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
+    task = "Sand the red leg."
+    tool = [act("sand(red leg)"), act("inspect(red leg)"), act("drop(rasp)"), act("drop(red box)")]
+    for offered in (tool, tool[1:]):
+        space = ActionSpace(verbs=[*verbs, sand], candidates=offered)
+        hand = brief(space, model, Scene("hall", ("rasp", "red leg", "red box"), task, (), 3))
+        assert str(hand.candidates[0]) == "drop(red box)" and hand.free == "red box"
 
 
 def test_an_irreversible_instruction_stays_left_when_a_later_one_on_its_thing_is_done():

@@ -391,16 +391,16 @@ def unneeded_puts(
     left: Sequence[Instruction] = (),
 ) -> list[Action]:
     """The candidates that put down (undo a take) a ``held`` thing what is ``left`` to do
-    does not name or need (a verb left and not offered needs what its description says:
-    "cut: needs a held blade"), those of a thing no text names first: what a full hand
-    can give up (a thing whose acts are done can be taken again when it is needed)."""
+    does not name or need (a verb left needs what its description says, "cut: needs a held
+    blade", offered now or not: the blade put down, the cut offered with it is gone), those
+    of a thing no text names first: what a full hand can give up (a thing whose acts are
+    done can be taken again when it is needed)."""
     meaning = meanings(verbs)
     puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
     described = {v.name: v.description for v in verbs}
-    offered = {a.verb for a in candidates}
     said = [word_list(text) for text in texts]
     asked = {ins.verb for ins in left}
-    needed = {w for v in asked - offered for w in words(described.get(v, "")) - words(v)}
+    needed = {w for v in asked for w in words(described.get(v, "")) - words(v)}
     acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
 
     def named(thing: str, phrases: Sequence[Sequence[str]]) -> bool:  # by its whole name
