@@ -253,3 +253,22 @@ def test_once_the_score_rises_the_task_goes_on_to_its_other_place():
     assert [(p, str(a)) for p, a in task_way(moves, verbs, world, Scene("library", task=task))] == [
         ("storage room", "go(south)")
     ]
+
+
+def test_the_critic_rejects_an_irreversible_later_step_the_offered_list_does_not_hold():
+    """A plan's later steps skip the grounding's list: an irreversible one it withholds or
+    cut now is rejected without a model call (the planner plans again); a reversible one is
+    the critic's to judge, and so is one the list holds."""
+    from robomemory.core import Action, VerbSpec
+    from robomemory.nodes.critic import withheld
+
+    verbs = [
+        VerbSpec(name="sand", arg_kinds=["object"], irreversible=True),
+        VerbSpec(name="paint", arg_kinds=["object"], irreversible=True),
+        VerbSpec(name="pick_up", arg_kinds=["object"], takes=True),
+    ]
+    told = Briefing(candidates=[Action(verb="paint", args=["leg"]), Action(verb="look")])
+    assert withheld(Action(verb="sand", args=["leg"]), told, verbs)
+    assert not withheld(Action(verb="paint", args=["leg"]), told, verbs)
+    assert not withheld(Action(verb="pick_up", args=["leg"]), told, verbs)
+    assert not withheld(Action(verb="sand", args=["leg"]), Briefing(), verbs)  # nothing grounded

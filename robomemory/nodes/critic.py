@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import task_view
+from robomemory.core import Action, VerbSpec, task_view
 from robomemory.nodes.common import NodeRun
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
-from robomemory.state import AgentState, briefing_of, current_plan, observation_of
+from robomemory.state import AgentState, Briefing, briefing_of, current_plan, observation_of
 
 
 def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -20,6 +22,9 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         # A later plan step the world no longer affords (the plan was made before the last
         # action changed things): it cannot run, so there is nothing for the critic to judge.
         verdict = CriticVerdict(approve=False, reason=f"{action} is not possible now")
+        return run.finish({"verdict": verdict.model_dump()})
+    if withheld(action, briefing_of(state), space.verbs):
+        verdict = CriticVerdict(approve=False, reason=f"{action} is not offered now")
         return run.finish({"verdict": verdict.model_dump()})
     user = critic_user(
         state.get("working_memory") or f"Task: {task_view(state['task'])}",
@@ -34,3 +39,13 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         CriticVerdict, CRITIC_SYSTEM, user, fallback, observation_of(state).images
     )
     return run.finish({"verdict": verdict.value.model_dump()})
+
+
+def withheld(action: Action, briefing: Briefing, verbs: Sequence[VerbSpec]) -> bool:
+    """Whether a later plan step is an irreversible act the step's offered list does not
+    hold: the grounding withheld it (another act asked of its thing, a lesson said it hurt)
+    or cut it, and what cannot be undone is not run unseen (a plan's second step sliced
+    what the notes said to dice, and the task was lost)."""
+    irreversible = {v.name for v in verbs if v.irreversible}
+    offered = {str(a) for a in briefing.candidates}
+    return action.verb in irreversible and bool(offered) and str(action) not in offered
