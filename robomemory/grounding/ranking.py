@@ -427,7 +427,7 @@ def held_for_later(
 ) -> list[Action]:
     """``candidates`` less the put-downs no text asks for of a held thing what is ``left``
     still acts on, when a put-down of another held thing frees a hand
-    (:func:`unneeded_puts`): a full hand had put down the thing it was to cook next."""
+    (:func:`unneeded_puts`): a full hand had put down the thing its next act was on."""
     free = unneeded_puts(candidates, verbs, texts, held, left)
     if not free:
         return list(candidates)

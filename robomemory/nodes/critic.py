@@ -44,8 +44,8 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 def withheld(action: Action, briefing: Briefing, verbs: Sequence[VerbSpec]) -> bool:
     """Whether a later plan step is an irreversible act the step's offered list does not
     hold: the grounding withheld it (another act asked of its thing, a lesson said it hurt)
-    or cut it, and what cannot be undone is not run unseen (a plan's second step sliced
-    what the notes said to dice, and the task was lost)."""
+    or cut it, and what cannot be undone is not run unseen (a plan's second step did one
+    irreversible act where the notes asked another of its thing, and the task was lost)."""
     irreversible = {v.name for v in verbs if v.irreversible}
     offered = {str(a) for a in briefing.candidates}
     return action.verb in irreversible and bool(offered) and str(action) not in offered
