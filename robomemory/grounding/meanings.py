@@ -19,6 +19,11 @@ class Meanings(NamedTuple):
     reverses: dict[str, str]  # verb -> the verb whose effect it undoes
     takes: frozenset[str] = frozenset()  # put the thing in the robot's hands
 
+    @property
+    def puts(self) -> set[str]:
+        """The verbs that undo a take: they put a held thing down."""
+        return {v for v, undone in self.reverses.items() if undone in self.takes}
+
 
 def meanings(verbs: Sequence[VerbSpec]) -> Meanings:
     """The verbs of ``verbs`` grouped by what they mean."""

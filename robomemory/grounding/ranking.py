@@ -60,7 +60,7 @@ def by_relevance(
     forms = {v.name: [word_list(f) for f in (v.name, *v.aliases)] for v in verbs}
     # an undo the texts ask for is the task ("pick up objects, then place them"), not a loop
     asked = set().union(*(named_verbs(text, verbs) for text in [*goal_texts, task]))
-    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    puts = meaning.puts
 
     def key(action: Action) -> tuple[int, ...]:
         said = forms.get(action.verb, [word_list(action.verb)])
@@ -374,7 +374,7 @@ def takes_unasked(
     if not said or refused or any(words(h) & said for h in held):
         return []
     meaning = meanings(verbs)
-    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    puts = meaning.puts
     return [
         str(a)
         for a in candidates
@@ -396,7 +396,7 @@ def unneeded_puts(
     of a thing no text names first: what a full hand can give up (a thing whose acts are
     done can be taken again when it is needed)."""
     meaning = meanings(verbs)
-    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    puts = meaning.puts
     described = {v.name: v.description for v in verbs}
     said = [word_list(text) for text in texts]
     asked = {ins.verb for ins in left}
@@ -432,7 +432,7 @@ def held_for_later(
     if not free:
         return list(candidates)
     meaning = meanings(verbs)
-    puts = {v for v, undone in meaning.reverses.items() if undone in meaning.takes}
+    puts = meaning.puts
     asked = set().union(*(named_verbs(text, verbs) for text in texts))
     return [
         a
