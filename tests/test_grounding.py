@@ -1505,6 +1505,34 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
         assert str(hand.candidates[0]) == "drop(red box)" and hand.free == "red box"
 
 
+def test_limited_hands_take_only_what_a_text_names_or_an_act_left_needs():
+    """With the hands limited, a take of a thing no text names spends a hand (and a step to
+    free it): not offered while something is left to do; a take of a named thing, or of the
+    tool a verb left needs, is. With unlimited hands, or nothing left, every take is."""
+    sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
+    verbs = [*VERBS, sand]
+    task = "Sand the red leg, then paint the red leg."
+    candidates = [
+        act("pick_up(red leg)"),
+        act("pick_up(red box)"),
+        act("pick_up(rasp)"),
+        act("pick_up(green jar)"),
+        act("inspect(red box)"),
+    ]
+    space = ActionSpace(verbs=verbs, candidates=candidates)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    limited = {str(a) for a in brief(space, model, Scene("hall", (), task, (), hands=3)).candidates}
+    assert {"pick_up(red leg)", "pick_up(rasp)", "inspect(red box)"} <= limited
+    assert not {"pick_up(red box)", "pick_up(green jar)"} & limited
+    unlimited = {str(a) for a in brief(space, model, Scene("hall", (), task, ())).candidates}
+    assert {"pick_up(red box)", "pick_up(green jar)"} <= unlimited
+    done = WorldModel.model_validate(
+        {"path": [["", "S0", "hall"]], "done": ["sand(red leg)", "paint(red leg)"]}
+    )
+    over = {str(a) for a in brief(space, done, Scene("hall", (), task, (), hands=3)).candidates}
+    assert "pick_up(green jar)" in over
+
+
 def test_an_irreversible_instruction_stays_left_when_a_later_one_on_its_thing_is_done():
     """Things are acted on out of the written order: gluing the leg after painting it is
     still needed (each irreversible act is its own result), while opening the box once what

@@ -58,6 +58,7 @@ from robomemory.grounding.ranking import (
     needs_of,
     state_relations,
     takes_unasked,
+    takes_unneeded,
     things_to_take,
     unneeded_puts,
 )
@@ -155,7 +156,7 @@ def offer(
     The planner, the critic and the baselines all see this list."""
     if goal is None:
         goal = goal_of(candidates, verbs, world, scene)
-    if left is None and scene.full:  # what the hands may give up: what nothing left needs
+    if left is None and scene.hands is not None:  # limited hands keep what something left needs
         names = [*(n for a in candidates for n in a.args), *world.seen, *scene.held]
         offered = [n for a in candidates for n in a.args]
         left = left_instructions(
@@ -207,6 +208,9 @@ def offer(
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
+    if scene.hands is not None:  # a limited hand takes only what a text names or an act needs
+        spend = {str(a) for a in takes_unneeded(kept, verbs, [*world.read(), goal], left or ())}
+        kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
     if scene.full:  # a hand a free thing can give: what an act left needs stays held
         kept = held_for_later(kept, verbs, [*world.read(), goal], scene.held, left or ())
     ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)

@@ -395,27 +395,57 @@ def unneeded_puts(
     blade", offered now or not: the blade put down, the cut offered with it is gone), those
     of a thing no text names first: what a full hand can give up (a thing whose acts are
     done can be taken again when it is needed)."""
-    meaning = meanings(verbs)
-    puts = meaning.puts
-    described = {v.name: v.description for v in verbs}
+    puts = meanings(verbs).puts
     said = [word_list(text) for text in texts]
-    asked = {ins.verb for ins in left}
-    needed = {w for v in asked for w in words(described.get(v, "")) - words(v)}
     acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
-
-    def named(thing: str, phrases: Sequence[Sequence[str]]) -> bool:  # by its whole name
-        return any(holds(seq, word_list(thing)) for seq in phrases)  # a red cup, not a red ball
-
+    needed = _tools_needed(verbs, left)
     free = [
         a
         for a in candidates
         if a.verb in puts
         and a.args
         and a.args[0] in held
-        and not named(a.args[0], acted)
+        and not _named(a.args[0], acted)
         and not words(a.args[0]) <= needed
     ]
-    return sorted(free, key=lambda a: named(a.args[0], said))
+    return sorted(free, key=lambda a: _named(a.args[0], said))
+
+
+def takes_unneeded(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    texts: Sequence[str],
+    left: Sequence[Instruction],
+) -> list[Action]:
+    """While something is ``left`` to do, the candidates that take a thing no text names by
+    its whole name and no verb left needs (its description: "needs a held blade"): with the
+    hands limited each such take spends a hand, and the put-down that frees it a step (a
+    small model took and put down the same unnamed thing twenty times)."""
+    if not left:
+        return []
+    said = [word_list(text) for text in texts]
+    needed = _tools_needed(verbs, left)
+    takes = meanings(verbs).takes
+    return [
+        a
+        for a in candidates
+        if a.verb in takes
+        and a.args
+        and not _named(a.args[0], said)
+        and not words(a.args[0]) <= needed
+    ]
+
+
+def _named(thing: str, phrases: Sequence[Sequence[str]]) -> bool:
+    """Whether one of ``phrases`` holds ``thing``'s whole name: a red cup, not a red ball."""
+    return any(holds(seq, word_list(thing)) for seq in phrases)
+
+
+def _tools_needed(verbs: Sequence[VerbSpec], left: Sequence[Instruction]) -> set[str]:
+    """The words of the descriptions of the verbs ``left`` asks for, less their names: the
+    tools they need ("cut: needs a held blade"), whether or not their act is offered now."""
+    described = {v.name: v.description for v in verbs}
+    return {w for v in {ins.verb for ins in left} for w in words(described.get(v, "")) - words(v)}
 
 
 def held_for_later(
