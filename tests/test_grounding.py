@@ -42,7 +42,7 @@ from robomemory.grounding import (
 from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
 from robomemory.grounding.offered import offer
-from robomemory.grounding.ranking import class_verbs
+from robomemory.grounding.ranking import class_verbs, relations_for_others
 from robomemory.grounding.states import update_states
 from robomemory.nodes.ground import relation_affinity
 from robomemory.prompts.planner import planner_user
@@ -1531,6 +1531,30 @@ def test_limited_hands_take_only_what_a_text_names_or_an_act_left_needs():
     )
     over = {str(a) for a in brief(space, done, Scene("hall", (), task, (), hands=3)).candidates}
     assert "pick_up(green jar)" in over
+
+
+def test_a_place_an_instruction_gives_another_thing_is_not_offered_for_the_thing_held():
+    """"Rest the blue cup on the shelf" with a key in hand: putting the key on the shelf is
+    not what was asked (withheld), putting it elsewhere is untouched, and the cup on the
+    shelf, or "put it on the shelf" (a pointer: no other thing named), stay offered."""
+    put = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["rest", "put"])
+    verbs = [put, VerbSpec(name="open", arg_kinds=["object"])]
+    candidates = [
+        act("put_down_to(old key, shelf)"),
+        act("put_down_to(old key, table)"),
+        act("put_down_to(blue cup, shelf)"),
+        act("open(shelf)"),
+    ]
+    asked = ["Open the door. Then, rest the blue cup on the shelf. You win!"]
+    assert relations_for_others(candidates, verbs, asked) == ["put_down_to(old key, shelf)"]
+    assert relations_for_others(candidates, verbs, ["Take the key and put it on the shelf."]) == []
+    both = ["Rest the blue cup on the shelf, then put the old key on the shelf."]
+    assert relations_for_others(candidates, verbs, both) == []
+    space = ActionSpace(verbs=verbs, candidates=candidates)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    shown = brief(space, model, Scene("hall", ("old key",), asked[0], ())).candidates
+    assert "put_down_to(old key, shelf)" not in {str(a) for a in shown}
+    assert "put_down_to(old key, table)" in {str(a) for a in shown}
 
 
 def test_an_irreversible_instruction_stays_left_when_a_later_one_on_its_thing_is_done():

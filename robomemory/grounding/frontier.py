@@ -15,7 +15,7 @@ from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import holds, parsed, word_list
+from robomemory.grounding.text import first_at, holds, parsed, word_list
 
 _FAR = 1 << 20  # a place no known route reaches
 MAX_LAYOUT_PLACES = 200  # places whose ways out a task's model keeps
@@ -103,19 +103,12 @@ def toward_task_places(
     known |= {p for w in layout.ways.values() for p in w.values()}
     said = word_list(task)
     named = [p for p in known if p not in visited and p != here and holds(said, word_list(p))]
-    named.sort(key=lambda p: (_first_at(said, word_list(p)), -len(p), p))  # longest name first
+    named.sort(key=lambda p: (first_at(said, word_list(p)), -len(p), p))  # longest name first
     for place in named:
         move = layout.first_move(place, here, candidates, verbs)
         if move is not None:
             return [(place, move)]
     return []
-
-
-def _first_at(seq: Sequence[str], part: Sequence[str]) -> int:
-    """Where ``part`` first occurs in ``seq`` as consecutive words (len(seq) if nowhere)."""
-    n = len(part)
-    found = (i for i in range(len(seq) - n + 1) if list(seq[i : i + n]) == list(part))
-    return next(found, len(seq))
 
 
 def hops(routes: Sequence[Route], here: str | None) -> dict[str, int]:

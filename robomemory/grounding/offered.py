@@ -56,6 +56,7 @@ from robomemory.grounding.ranking import (
     irreversible_unasked,
     irreversible_unnamed,
     needs_of,
+    relations_for_others,
     state_relations,
     takes_unasked,
     takes_unneeded,
@@ -327,7 +328,9 @@ def withhold(
     the lessons disagree on stays), an irreversible act on a thing the instructions ask
     another act of (:func:`irreversible_conflicts`), one whose verb the task asks of another
     thing (:func:`irreversible_others`), once something is ``read`` one on a
-    thing nothing read or given names (:func:`irreversible_unnamed`), while a read the
+    thing nothing read or given names (:func:`irreversible_unnamed`), a relation of a thing
+    to a place the instructions relate another thing to (:func:`relations_for_others`),
+    while a read the
     task asks for is not done, every irreversible act the task does not ask for, and while
     the task asks to take a thing not ``held``, a take of another (:func:`takes_unasked`,
     lifted once the world ``refused`` an act). Finishing is always offered; when withholding
@@ -339,6 +342,7 @@ def withhold(
     texts = [*read, task]
     ruled |= set(irreversible_conflicts(fresh, verbs, texts))
     ruled |= set(irreversible_others(fresh, verbs, task))
+    ruled |= set(relations_for_others(fresh, verbs, texts))
     unasked = irreversible_unasked(fresh, verbs, texts)
     ruled |= set(irreversible_unnamed(fresh, unasked, read, task, verbs))
     if not read and named_verbs(task, verbs) & meanings(verbs).reads:

@@ -22,7 +22,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import FILLER, WORD, holds, parsed, word_list, words
+from robomemory.grounding.text import FILLER, WORD, first_at, holds, parsed, word_list, words
 
 _NOT_NAMED = 1 << 30
 WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
@@ -145,6 +145,29 @@ def irreversible_conflicts(
         and a.args[0] in asked
         and not any(_fits(a, verb, rest) for verb, rest in asked[a.args[0]])
     ]
+
+
+def relations_for_others(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
+) -> list[str]:
+    """Candidates that relate a thing to a place an instruction of ``texts`` relates another
+    thing to, by the same verb, while no instruction of that verb names the candidate's thing
+    ("rest the blue cup on the shelf" asked, the robot holding a key: not put(key, shelf);
+    a small model put what it held where the instruction said, for 20 steps). An instruction
+    that points ("put it on the shelf") names no other thing."""
+    asked = [verb_phrases(text, verbs) for text in texts]
+    out: list[str] = []
+    for a in candidates:
+        if len(a.args) < 2:
+            continue
+        thing, place = word_list(a.args[0]), word_list(a.args[-1])
+        phrases = [p for said in asked for p in said.get(a.verb, [])]
+        # the place named after other words: the thing the instruction relates to it
+        if any(0 < first_at(p, place) < len(p) for p in phrases) and not any(
+            holds(p, thing) for p in phrases
+        ):
+            out.append(str(a))
+    return out
 
 
 def _fits(action: Action, verb: str, rest: tuple[str, ...]) -> bool:

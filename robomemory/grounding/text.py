@@ -37,3 +37,10 @@ def holds(seq: Sequence[str], part: Sequence[str]) -> bool:
     """Whether ``part`` is in ``seq``, its words one after another."""
     n = len(part)
     return n > 0 and any(list(seq[i : i + n]) == list(part) for i in range(len(seq) - n + 1))
+
+
+def first_at(seq: Sequence[str], part: Sequence[str]) -> int:
+    """Where ``part`` first occurs in ``seq`` as consecutive words (len(seq) if nowhere)."""
+    n = len(part)
+    found = (i for i in range(len(seq) - n + 1) if list(seq[i : i + n]) == list(part))
+    return next(found, len(seq))
