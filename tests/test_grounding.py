@@ -1534,7 +1534,7 @@ def test_limited_hands_take_only_what_a_text_names_or_an_act_left_needs():
 
 
 def test_a_place_an_instruction_gives_another_thing_is_not_offered_for_the_thing_held():
-    """"Rest the blue cup on the shelf" with a key in hand: putting the key on the shelf is
+    """ "Rest the blue cup on the shelf" with a key in hand: putting the key on the shelf is
     not what was asked (withheld), putting it elsewhere is untouched, and the cup on the
     shelf, or "put it on the shelf" (a pointer: no other thing named), stay offered."""
     put = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["rest", "put"])

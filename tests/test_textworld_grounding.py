@@ -16,6 +16,7 @@ from robomemory.grounding import (
     offered_candidates,
     spent_actions,
 )
+from robomemory.grounding.instructions import instructions
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
 
 TW = [*BASE_VERBS, *COOKING_VERBS]  # TextWorld's cooking API, each verb's meaning declared
@@ -583,3 +584,43 @@ def test_a_done_instruction_of_the_task_is_not_bound_to_another_offered_thing():
     verbs = [*BASE_VERBS, *KEY_VERBS]
     left = left_instructions([], done, verbs, names, task=task, offered=["old key", "box"])
     assert [i.phrase for i in left] == ["open the box"]
+
+
+def test_a_quest_walkthrough_is_a_route_one_move_left_at_a_time():
+    """A TextWorld quest in its own words ("venture east", "take a trip west", "look and see
+    that the door is ajar"): its moves are a route followed in order (two steps east are two
+    moves; after a detour the next move is still the one left), only the next move is left,
+    and only once the world offers it; "take a trip" is a move, not a take."""
+    task = (
+        "First, open the chest. Then, go to the east. And then, look and see that the screen"
+        " door in the hall is ajar. After that, make an effort to venture east. And then,"
+        " attempt to move south. Then, lift the blue cup from the floor of the yard. After"
+        " that, move north. Okay, and then, attempt to take a trip west. Following that, rest"
+        " the blue cup on the shelf."
+    )
+    verbs = [*BASE_VERBS]
+    names = ["chest", "screen door", "shelf", "blue cup", "north", "south", "west", "east"]
+
+    def left(moved: list[str], offered: list[str]) -> list[str]:
+        done = [m for m in moved if not m.startswith("go(")]
+        return [
+            i.phrase
+            for i in left_instructions(
+                [], done, verbs, names, task=task, offered=offered, moved=moved
+            )
+        ]
+
+    start = ["open(chest)", "go(east)"]
+    assert left(start, ["screen door", "north", "shelf"]) == [
+        "open the screen door",
+        "rest the blue cup on the shelf",
+    ]  # the next move (east, behind the closed door) is not offered: no move is left
+    assert "venture east" in left(start, ["screen door", "east", "south"])
+    opened = [*start, "open(screen door)"]
+    assert left([*opened, "go(east)"], ["north", "south"]) == ["move south"]
+    detour = [*opened, "go(north)", "go(south)", "go(east)"]
+    assert left(detour, ["north", "south"]) == ["move south"]
+    there = [*opened, "go(east)", "go(south)"]
+    assert left(there, ["north", "blue cup"])[:2] == ["lift the blue cup", "move north"]
+    takes = [i.thing for i in instructions(task, verbs, ["trip", *names]) if i.verb == "pick_up"]
+    assert takes == ["blue cup"]

@@ -131,6 +131,7 @@ def brief(
         task=goal,
         offered=[a for c in space.candidates for a in c.args],
         states=world.states,
+        moved=world.made(),
     )
     offered = offer(
         space.candidates,

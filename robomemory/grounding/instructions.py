@@ -45,7 +45,13 @@ def _mentions(content: list[str], verbs: Sequence[VerbSpec]) -> list[tuple[int, 
             n = len(seq)
             at = range(len(content) - n + 1) if n else range(0)
             out += [(i, n, verb) for i in at if content[i : i + n] == seq]
-    return sorted(out, key=lambda m: m[0])
+    # the longest form at a place: "take a trip west" is a move, not a take of "a trip"
+    out.sort(key=lambda m: (m[0], -m[1]))
+    kept: list[tuple[int, int, VerbSpec]] = []
+    for m in out:
+        if not kept or m[0] >= kept[-1][0] + kept[-1][1]:
+            kept.append(m)
+    return kept
 
 
 def named_verbs(text: str, verbs: Sequence[VerbSpec]) -> set[str]:
@@ -167,10 +173,14 @@ def as_asked(text: str, verbs: Sequence[VerbSpec]) -> str:
     for verb in verbs:
         if not verb.arg_kinds:
             continue
+        own = WORD.findall(verb.name.lower().replace("_", " "))
         for form in [verb.name, *verb.aliases]:
             seq = WORD.findall(form.lower().replace("_", " "))
+            # written as the verb's name ("the door is ajar": open the door), but an alias
+            # that fixes arguments ("grilled": grill, on the grill)
+            act = seq if form in verb.alias_args else own
             for head in [seq[0], *result_forms(seq[0])] if seq else []:
-                forms.setdefault(" ".join([head, *seq[1:]]), " ".join(seq))
+                forms.setdefault(" ".join([head, *seq[1:]]), " ".join(act))
     if not forms:
         return text
     pattern = re.compile(
@@ -309,6 +319,7 @@ def left_instructions(
     task: str = "",
     offered: Collection[str] = (),
     states: Mapping[str, str] | None = None,
+    moved: Sequence[str] | None = None,
 ) -> list[Instruction]:
     """What the notes, then the task, instruct that is not done yet, in their order.
     The task frames what is read ("Read the manual ... Once done, close the box"):
@@ -324,7 +335,11 @@ def left_instructions(
     needs the sanding), and all before a done instruction that names no thing (it acts on
     the whole).
     Another thing's instructions stay: things are often dealt with out of the written order.
-    A result the world shows ends only its own instruction."""
+    A result the world shows ends only its own instruction.
+    Given ``moved`` (the task's actions in order), a text's moves are a route
+    (:func:`route_done`): one is over once taken in its order, and only the next is left
+    ("go east, then go east again" is two steps east; each move leads from where the last
+    one ended)."""
     # a read is done once its note is kept ("inspect(manual): ..." does "check the manual")
     acts = [*done, *(n.split(": ", 1)[0] for n in notes)]
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, acts)}
@@ -342,19 +357,38 @@ def left_instructions(
     done_verbs = {verb for verb, _ in did}
     irreversible = {v.name for v in verbs if v.irreversible}
     out: list[Instruction] = []
+    moving = {v.name for v in verbs if v.moves} if moved is not None else set()
+    ways = [x for a in moved or () for x in parsed(a)[1][:1] if parsed(a)[0] in moving]
     texts = [(n.split(": ", 1)[-1], names, False) for n in notes] + [(task, offered, True)]
     for text, known, referring in texts:  # a further argument may be anything known
         given = instructions(text, verbs, known, referring=referring, further=names)
+        route = (
+            []
+            if not moving
+            else [  # every move the text gives, read with all ways known
+                i
+                for i in instructions(text, verbs, [*names, *known, *ways], referring=referring)
+                if i.verb in moving and i.thing
+            ]
+        )
+        taken = route_done(route, moved or ())
+        nth: dict[str, int] = {}  # a move's place on the route, by its phrase's occurrences
         if referring:  # the task, read with its offered names only: a verb before a name not
             # offered binds the next offered one ("unlock the door with the key": the key
             # held); one that every known name reads as done is over
             read = instructions(text, verbs, [*names, *known], referring=True, further=names)
-            gone = [f.phrase for f in read if over(f)]
+            gone = [f.phrase for f in read if over(f) and f.verb not in moving]  # a route's own
             given = [g for g in given if not any(_same_start(g.phrase, p) for p in gone)]
         ended = [i for i, ins in enumerate(given) if over(ins)]
         whole = max((i for i in ended if given[i].on_nothing), default=-1)
         last_on = {given[i].thing: i for i in ended if not given[i].refers}  # per thing
         for i, ins in enumerate(given):
+            if ins.verb in moving and ins.thing:  # on a route only the next move is left
+                at = [k for k, r in enumerate(route) if r.phrase == ins.phrase]
+                nth[ins.phrase] = nth.get(ins.phrase, -1) + 1
+                if nth[ins.phrase] < len(at) and at[nth[ins.phrase]] == taken:
+                    out.append(ins)
+                continue
             # an irreversible act a later one on its thing did not make needless (sand, then paint)
             kept = ins.verb in irreversible
             if i <= whole or (i <= last_on.get(ins.thing, -1) and not kept):
@@ -363,6 +397,21 @@ def left_instructions(
             if not over(ins) and not shows(ins) and fresh:
                 out.append(ins)
     return out
+
+
+def route_done(route: Sequence[Instruction], moved: Sequence[str]) -> int:
+    """How many moves of ``route`` (a text's, in order) the robot's actions ``moved`` (in
+    order) have made: each the next action after the one that made the move before with its
+    verb and thing; counting stops at the first not made (a route is followed in order, a
+    detour between two moves does not undo the first)."""
+    steps = [(verb, args[:1]) for verb, args in map(parsed, moved)]
+    j = 0
+    for n, ins in enumerate(route):
+        found = next((k for k in range(j, len(steps)) if steps[k] == (ins.verb, [ins.thing])), None)
+        if found is None:
+            return n
+        j = found + 1
+    return len(route)
 
 
 def _same_start(a: str, b: str) -> bool:

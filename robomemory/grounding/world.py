@@ -146,6 +146,10 @@ class WorldModel(BaseModel):
         """What the notes read, newest first (the most pressing text first)."""
         return [n.split(": ", 1)[-1] for n in reversed(self.notes)]
 
+    def made(self) -> list[str]:
+        """The task's actions the world did not refuse, in order (moves on a route)."""
+        return [str(s[0]) for s in self.path[1:] if len(s) < 4 or s[3] is None]
+
     def acted(self) -> list[str]:
         """Every action of the task's path, then those that changed the world."""
         return [str(s[0]) for s in self.path] + list(self.done)

@@ -14,6 +14,7 @@ BASE_VERBS = [
         arg_kinds=["direction"],
         description="move one room that way (explore)",
         moves=True,
+        aliases=["head", "venture", "travel", "move", "go to the", "take a trip"],  # its quests'
     ),
     VerbSpec(
         name="pick_up",
@@ -34,7 +35,11 @@ BASE_VERBS = [
         name="drop", arg_kinds=["object"], description="drop a held object here", reverses="pick_up"
     ),
     VerbSpec(
-        name="open", arg_kinds=["object"], description="open a container or door", reveals=True
+        name="open",
+        arg_kinds=["object"],
+        description="open a container or door",
+        reveals=True,
+        aliases=["ajar", "wide open"],  # a quest's "make sure that the door is ajar"
     ),
     VerbSpec(
         name="close", arg_kinds=["object"], description="close a container or door", reverses="open"
