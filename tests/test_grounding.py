@@ -41,7 +41,7 @@ from robomemory.grounding import (
 )
 from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
-from robomemory.grounding.offered import offer
+from robomemory.grounding.offered import missing_things, offer
 from robomemory.grounding.ranking import class_verbs, relations_for_others
 from robomemory.grounding.states import update_states
 from robomemory.nodes.ground import relation_affinity
@@ -1531,6 +1531,25 @@ def test_limited_hands_take_only_what_a_text_names_or_an_act_left_needs():
     )
     over = {str(a) for a in brief(space, done, Scene("hall", (), task, (), hands=3)).candidates}
     assert "pick_up(green jar)" in over
+    # a thing the texts only ask to read is read where it lies; what an act left needs is
+    # not put down while a hand is free (what nothing needs is)
+    task = "Inspect the manual, then sand the red leg."
+    offered = [
+        act("pick_up(manual)"),
+        act("inspect(manual)"),
+        act("put_down_to(red leg, shelf)"),
+        act("put_down_to(red box, shelf)"),
+        act("sand(red leg)"),
+    ]
+    space = ActionSpace(verbs=verbs, candidates=offered)
+    hands = Scene("hall", ("red leg", "red box"), task, (), hands=3)
+    shown = {str(a) for a in brief(space, model, hands).candidates}
+    assert "pick_up(manual)" not in shown and "put_down_to(red leg, shelf)" not in shown
+    assert {"inspect(manual)", "put_down_to(red box, shelf)", "sand(red leg)"} <= shown
+    free = Scene("hall", ("red leg", "red box"), task, ())
+    assert {"pick_up(manual)", "put_down_to(red leg, shelf)"} <= {
+        str(a) for a in brief(space, model, free).candidates
+    }
 
 
 def test_a_place_an_instruction_gives_another_thing_is_not_offered_for_the_thing_held():
@@ -1555,6 +1574,33 @@ def test_a_place_an_instruction_gives_another_thing_is_not_offered_for_the_thing
     shown = brief(space, model, Scene("hall", ("old key",), asked[0], ())).candidates
     assert "put_down_to(old key, shelf)" not in {str(a) for a in shown}
     assert "put_down_to(old key, table)" in {str(a) for a in shown}
+
+
+def test_what_an_alias_fixes_is_searched_for_until_seen():
+    """ "Glaze the red leg" is fire(red leg, kiln): the kiln is used where it stands, and
+    while no kiln is seen it is missing (the search leads); once seen, nothing is."""
+    fire = VerbSpec(
+        name="fire",
+        arg_kinds=["object", "place"],
+        aliases=["glaze"],
+        alias_args={"glaze": ["kiln"]},
+    )
+    verbs = [*VERBS, fire]
+    notes = ["inspect(manual): Glaze the red leg."]
+    here = [act("inspect(red leg)"), act("pick_up(red leg)")]
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "notes": notes})
+    assert missing_things(model, here, verbs) == ["kiln"]
+    seen = model.model_copy(update={"seen": {"kiln": "yard"}})
+    assert missing_things(seen, here, verbs) == []
+    # the search leads once nothing left can be done here: the leg taken first
+    moves = [act("navigate_to(attic)"), act("inspect(red leg)")]
+    space = ActionSpace(verbs=verbs, candidates=[*moves, act("pick_up(red leg)")])
+    assert str(brief(space, model, Scene("hall", (), "", ())).candidates[0]) != "navigate_to(attic)"
+    held = ActionSpace(verbs=verbs, candidates=[*moves, act("put_down_to(red leg, hall)")])
+    assert (
+        str(brief(held, model, Scene("hall", ("red leg",), "", ())).candidates[0])
+        == "navigate_to(attic)"
+    )
 
 
 def test_an_irreversible_instruction_stays_left_when_a_later_one_on_its_thing_is_done():

@@ -31,6 +31,7 @@ from robomemory.grounding.instructions import (
     SENTENCE,
     Instruction,
     asked_things,
+    instructions,
     left_instructions,
     named_verbs,
     unseen_things,
@@ -212,8 +213,9 @@ def offer(
     if scene.hands is not None:  # a limited hand takes only what a text names or an act needs
         spend = {str(a) for a in takes_unneeded(kept, verbs, [*world.read(), goal], left or ())}
         kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
-    if scene.full:  # a hand a free thing can give: what an act left needs stays held
-        kept = held_for_later(kept, verbs, [*world.read(), goal], scene.held, left or ())
+    if scene.hands is not None:  # what an act left needs stays held
+        texts = [*world.read(), goal]
+        kept = held_for_later(kept, verbs, texts, scene.held, left or (), full=scene.full)
     ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)
     leads = promote(
         ranked,
@@ -381,10 +383,19 @@ def promote(
     moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`;
     a verb's relations nearest first by ``near``: a thing's usual place), or with the hands
     full (``Scene.full``), putting down a held thing what is ``left`` does not need
-    (:func:`unneeded_puts`)."""
+    (:func:`unneeded_puts`). A missing thing only an instruction's alias fixes (the grill of
+    "grill the apple") is searched for once no act on a thing ``left`` acts on is offered."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
+    # what is used where it stands, unseen, is searched for once nothing left can be done here
+    fixed = {r for i in left for r in i.rest}
+    acting = meaning.moves | meaning.informs | set(meaning.reverses)
+    things = {i.thing for i in left if i.thing}
+    if set(missing) <= fixed and any(
+        a.verb not in acting and a.args and a.args[0] in things for a in ranked
+    ):
+        missing = []
     if not world.notes:
         reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
         ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
@@ -579,17 +590,21 @@ def missing_things(
     task: str = "",
     targets: Collection[str] = (),
 ) -> list[str]:
-    """What the instructions read (newest first) act on that the world has not shown this
-    task (:func:`unseen_things` against :func:`known_things`); while nothing read instructs
+    """What the instructions read (newest first) act on, or use where it stands (the
+    arguments an alias fixes), that the world has not shown this task (:func:`unseen_things`
+    against :func:`known_things`); while nothing read instructs
     (a world whose every look is a read), the things the ``task`` commits to by name
     (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
     thermometer) that neither a known thing nor the executor's ``targets`` (what it has shown,
     offered or not: a list capped per verb leaves a thing here out) name."""
     names = known_things(candidates, world.acted(), world.seen)
     read = " . ".join(world.read())
-    if read and asked_things(read, verbs):
-        return unseen_things(read, verbs, names)
     found = [words(n) for n in [*names, *targets] if words(n)]
+    if read and asked_things(read, verbs):
+        # and what an instruction's alias fixes ("grill the apple": the grill), not yet seen
+        fixed = [r for i in instructions(read, verbs, names) for r in i.rest]
+        unseen = [r for r in fixed if not any(words(r) <= k for k in found)]
+        return list(dict.fromkeys([*unseen_things(read, verbs, names), *unseen]))
     return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
 
 

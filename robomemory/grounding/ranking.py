@@ -441,20 +441,26 @@ def takes_unneeded(
     left: Sequence[Instruction],
 ) -> list[Action]:
     """While something is ``left`` to do, the candidates that take a thing no text names by
-    its whole name and no verb left needs (its description: "needs a held blade"): with the
-    hands limited each such take spends a hand, and the put-down that frees it a step (a
-    small model took and put down the same unnamed thing twenty times)."""
+    its whole name, or that the texts only ask to read, and no verb left needs (its
+    description: "needs a held blade"): with the hands limited each such take spends a hand,
+    and the put-down that frees it a step (a small model took and put down the same unnamed
+    thing twenty times)."""
     if not left:
         return []
     said = [word_list(text) for text in texts]
     needed = _tools_needed(verbs, left)
-    takes = meanings(verbs).takes
+    meaning = meanings(verbs)
+    names = [a.args[0] for a in candidates if a.args]
+    asked = [i for text in texts for i in instructions(text, verbs, names)]
+    # a thing the texts only ask to read ("check the manual") is read where it lies
+    read = {i.thing for i in asked if i.verb in meaning.informs}
+    read -= {i.thing for i in asked if i.verb not in meaning.informs}
     return [
         a
         for a in candidates
-        if a.verb in takes
+        if a.verb in meaning.takes
         and a.args
-        and not _named(a.args[0], said)
+        and (not _named(a.args[0], said) or a.args[0] in read)
         and not words(a.args[0]) <= needed
     ]
 
@@ -477,12 +483,14 @@ def held_for_later(
     texts: Sequence[str],
     held: Collection[str],
     left: Sequence[Instruction],
+    full: bool = True,
 ) -> list[Action]:
     """``candidates`` less the put-downs no text asks for of a held thing what is ``left``
-    still acts on, when a put-down of another held thing frees a hand
-    (:func:`unneeded_puts`): a full hand had put down the thing its next act was on."""
+    still acts on or needs, while a hand is free (not ``full``) or a put-down of another held
+    thing frees one (:func:`unneeded_puts`): a full hand had put down the thing its next
+    act was on, and with a hand free a small model put down and took again what it held."""
     free = unneeded_puts(candidates, verbs, texts, held, left)
-    if not free:
+    if full and not free:
         return list(candidates)
     meaning = meanings(verbs)
     puts = meaning.puts
