@@ -1596,6 +1596,10 @@ def test_what_an_alias_fixes_is_searched_for_until_seen():
     moves = [act("navigate_to(attic)"), act("inspect(red leg)")]
     space = ActionSpace(verbs=verbs, candidates=[*moves, act("pick_up(red leg)")])
     assert str(brief(space, model, Scene("hall", (), "", ())).candidates[0]) != "navigate_to(attic)"
+    lying = model.model_copy(update={"seen": {"red leg": "hall"}})  # no take while full
+    full = Scene("hall", ("red box",), "", (), hands=1)
+    shown = brief(ActionSpace(verbs=verbs, candidates=moves), lying, full).candidates
+    assert str(shown[0]) != "navigate_to(attic)"
     held = ActionSpace(verbs=verbs, candidates=[*moves, act("put_down_to(red leg, hall)")])
     assert (
         str(brief(held, model, Scene("hall", ("red leg",), "", ())).candidates[0])

@@ -62,6 +62,7 @@ from robomemory.grounding.ranking import (
     takes_unasked,
     takes_unneeded,
     things_to_take,
+    tools_here,
     unneeded_puts,
 )
 from robomemory.grounding.spent import (
@@ -391,9 +392,11 @@ def promote(
     # what is used where it stands, unseen, is searched for once nothing left can be done here
     fixed = {r for i in left for r in i.rest}
     acting = meaning.moves | meaning.informs | set(meaning.reverses)
-    things = {i.thing for i in left if i.thing}
-    if set(missing) <= fixed and any(
-        a.verb not in acting and a.args and a.args[0] in things for a in ranked
+    things = {i.thing for i in left if i.thing} | tools_here(world.seen, place, verbs, left)
+    lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
+    if set(missing) <= fixed and (
+        things & lying  # to take here once a hand is free
+        or any(a.verb not in acting and a.args and a.args[0] in things for a in ranked)
     ):
         missing = []
     if not world.notes:

@@ -465,6 +465,18 @@ def takes_unneeded(
     ]
 
 
+def tools_here(
+    seen: Mapping[str, str],
+    place: str | None,
+    verbs: Sequence[VerbSpec],
+    left: Sequence[Instruction],
+) -> set[str]:
+    """The things ``seen`` at ``place`` that a verb ``left`` needs (its description: "needs a
+    held blade")."""
+    needed = _tools_needed(verbs, left)
+    return {t for t, at in seen.items() if at == place and words(t) and words(t) <= needed}
+
+
 def _named(thing: str, phrases: Sequence[Sequence[str]]) -> bool:
     """Whether one of ``phrases`` holds ``thing``'s whole name: a red cup, not a red ball."""
     return any(holds(seq, word_list(thing)) for seq in phrases)
