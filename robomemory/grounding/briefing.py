@@ -21,6 +21,7 @@ from robomemory.grounding.offered import (
     missing_things,
     offer,
     search_moves,
+    searched_now,
     task_way,
     wanted_things,
 )
@@ -133,6 +134,7 @@ def brief(
         states=world.states,
         moved=world.made(),
     )
+    missing = searched_now(missing, space.candidates, verbs, world, scene, left)
     offered = offer(
         space.candidates,
         verbs,

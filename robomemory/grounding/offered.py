@@ -167,6 +167,7 @@ def offer(
         )
     if missing is None:
         missing = missing_things(world, candidates, verbs, scene.task)
+        missing = searched_now(missing, candidates, verbs, world, scene, left or ())
     if wanted is None and (world.notes or goal != scene.task):  # a read's or the pick's needs
         wanted = wanted_things(
             world.notes,
@@ -384,21 +385,10 @@ def promote(
     moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`;
     a verb's relations nearest first by ``near``: a thing's usual place), or with the hands
     full (``Scene.full``), putting down a held thing what is ``left`` does not need
-    (:func:`unneeded_puts`). A missing thing only an instruction's alias fixes (the grill of
-    "grill the apple") is searched for once no act on a thing ``left`` acts on is offered."""
+    (:func:`unneeded_puts`)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
-    # what is used where it stands, unseen, is searched for once nothing left can be done here
-    fixed = {r for i in left for r in i.rest}
-    acting = meaning.moves | meaning.informs | set(meaning.reverses)
-    things = {i.thing for i in left if i.thing} | tools_here(world.seen, place, verbs, left)
-    lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
-    if set(missing) <= fixed and (
-        things & lying  # to take here once a hand is free
-        or any(a.verb not in acting and a.args and a.args[0] in things for a in ranked)
-    ):
-        missing = []
     if not world.notes:
         reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
         ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
@@ -609,6 +599,30 @@ def missing_things(
         unseen = [r for r in fixed if not any(words(r) <= k for k in found)]
         return list(dict.fromkeys([*unseen_things(read, verbs, names), *unseen]))
     return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
+
+
+def searched_now(
+    missing: Sequence[str],
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    scene: Scene,
+    left: Sequence[Instruction],
+) -> list[str]:
+    """``missing``, or none while it is only what instructions' aliases fix (the grill of
+    "grill the apple", used where it stands) and something ``left`` can be done here: an act
+    offered on a thing left acts on, or such a thing, or a tool a verb left needs, lying here
+    (a full hand lists no take). What can be done here is done before the search."""
+    fixed = {r for i in left for r in i.rest}
+    if not missing or not set(missing) <= fixed:
+        return list(missing)
+    meaning = meanings(verbs)
+    acting = meaning.moves | meaning.informs | set(meaning.reverses)
+    place = scene.place
+    things = {i.thing for i in left if i.thing} | tools_here(world.seen, place, verbs, left)
+    lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
+    doable = any(a.verb not in acting and a.args and a.args[0] in things for a in candidates)
+    return [] if things & lying or doable else list(missing)
 
 
 class Wanted(NamedTuple):
