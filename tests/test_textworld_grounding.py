@@ -624,3 +624,13 @@ def test_a_quest_walkthrough_is_a_route_one_move_left_at_a_time():
     assert left(there, ["north", "blue cup"])[:2] == ["lift the blue cup", "move north"]
     takes = [i.thing for i in instructions(task, verbs, ["trip", *names]) if i.verb == "pick_up"]
     assert takes == ["blue cup"]
+    # a move to a named place is made by any move there (walking to it)
+    walk = "Go to the attic. Then, open the chest."
+    for moved, left_now in (
+        ([], ["go to the attic", "open the chest"]),
+        (["navigate_to(attic)"], ["open the chest"]),
+    ):
+        found = left_instructions(
+            [], [], verbs, ["attic", "chest"], task=walk, offered=["attic", "chest"], moved=moved
+        )
+        assert [i.phrase for i in found] == left_now

@@ -371,7 +371,7 @@ def left_instructions(
                 if i.verb in moving and i.thing
             ]
         )
-        taken = route_done(route, moved or ())
+        taken = route_done(route, moved or (), moving)
         nth: dict[str, int] = {}  # a move's place on the route, by its phrase's occurrences
         if referring:  # the task, read with its offered names only: a verb before a name not
             # offered binds the next offered one ("unlock the door with the key": the key
@@ -399,15 +399,16 @@ def left_instructions(
     return out
 
 
-def route_done(route: Sequence[Instruction], moved: Sequence[str]) -> int:
+def route_done(route: Sequence[Instruction], moved: Sequence[str], moving: Collection[str]) -> int:
     """How many moves of ``route`` (a text's, in order) the robot's actions ``moved`` (in
-    order) have made: each the next action after the one that made the move before with its
-    verb and thing; counting stops at the first not made (a route is followed in order, a
-    detour between two moves does not undo the first)."""
-    steps = [(verb, args[:1]) for verb, args in map(parsed, moved)]
+    order) have made: each the next action after the one that made the move before with a
+    verb that ``moving`` names and its thing ("go to the hall" made by walking to the hall);
+    counting stops at the first not made (a route is followed in order, a detour between two
+    moves does not undo the first)."""
+    steps = [args[:1] if verb in moving else None for verb, args in map(parsed, moved)]
     j = 0
     for n, ins in enumerate(route):
-        found = next((k for k in range(j, len(steps)) if steps[k] == (ins.verb, [ins.thing])), None)
+        found = next((k for k in range(j, len(steps)) if steps[k] == [ins.thing]), None)
         if found is None:
             return n
         j = found + 1
