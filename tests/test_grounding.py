@@ -1596,6 +1596,20 @@ def test_what_an_alias_fixes_is_searched_for_until_seen():
     moves = [act("navigate_to(attic)"), act("inspect(red leg)")]
     space = ActionSpace(verbs=verbs, candidates=[*moves, act("pick_up(red leg)")])
     assert str(brief(space, model, Scene("hall", (), "", ())).candidates[0]) != "navigate_to(attic)"
+    # where an alias's act is done (an oven) is no tool to take: the leg held, the search goes
+    both = fire.model_copy(
+        update={
+            "description": "glaze = kiln, bake = oven",
+            "aliases": ["glaze", "bake"],
+            "alias_args": {"glaze": ["kiln"], "bake": ["oven"]},
+        }
+    )
+    there = WorldModel.model_validate(
+        {"path": [["", "S0", "hall"]], "notes": notes, "seen": {"oven": "hall"}}
+    )
+    oven = ActionSpace(verbs=[*VERBS, both], candidates=[*moves, act("inspect(oven)")])
+    stay = brief(oven, there, Scene("hall", ("red leg",), "", ()))
+    assert str(stay.candidates[0]) == "navigate_to(attic)"
     lying = model.model_copy(update={"seen": {"red leg": "hall"}})  # no take while full
     full = Scene("hall", ("red box",), "", (), hands=1)
     shown = brief(ActionSpace(verbs=verbs, candidates=moves), lying, full).candidates

@@ -619,7 +619,11 @@ def searched_now(
     meaning = meanings(verbs)
     acting = meaning.moves | meaning.informs | set(meaning.reverses)
     place = scene.place
-    things = {i.thing for i in left if i.thing} | tools_here(world.seen, place, verbs, left)
+    # a tool to take, not what a verb is done at (an alias's fixed place: a stove)
+    stands = {frozenset(words(a)) for v in verbs for args in v.alias_args.values() for a in args}
+    tools = tools_here(world.seen, place, verbs, left)
+    tools = {t for t in tools if frozenset(words(t)) not in stands}
+    things = {i.thing for i in left if i.thing} | tools
     lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
     doable = any(a.verb not in acting and a.args and a.args[0] in things for a in candidates)
     return [] if things & lying or doable else list(missing)
