@@ -31,7 +31,6 @@ from robomemory.grounding.instructions import (
     SENTENCE,
     Instruction,
     asked_things,
-    instructions,
     left_instructions,
     named_verbs,
     unseen_things,
@@ -594,8 +593,9 @@ def missing_things(
     read = " . ".join(world.read())
     found = [words(n) for n in [*names, *targets] if words(n)]
     if read and asked_things(read, verbs):
-        # and what an instruction's alias fixes ("grill the apple": the grill), not yet seen
-        fixed = [r for i in instructions(read, verbs, names) for r in i.rest]
+        # and what an instruction left to do fixes by its alias ("grill the apple": the grill)
+        left = left_instructions(world.notes, world.done, verbs, names, states=world.states)
+        fixed = [r for i in left for r in i.rest]
         unseen = [r for r in fixed if not any(words(r) <= k for k in found)]
         return list(dict.fromkeys([*unseen_things(read, verbs, names), *unseen]))
     return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
