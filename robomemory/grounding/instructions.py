@@ -177,7 +177,7 @@ def as_asked(text: str, verbs: Sequence[VerbSpec]) -> str:
         for form in [verb.name, *verb.aliases]:
             seq = WORD.findall(form.lower().replace("_", " "))
             # written as the verb's name ("the door is ajar": open the door), but an alias
-            # that fixes arguments ("grilled": grill, on the grill)
+            # that fixes arguments ("glazed": glaze, in the kiln)
             act = seq if form in verb.alias_args else own
             for head in [seq[0], *result_forms(seq[0])] if seq else []:
                 forms.setdefault(" ".join([head, *seq[1:]]), " ".join(act))

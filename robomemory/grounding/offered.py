@@ -593,7 +593,7 @@ def missing_things(
     read = " . ".join(world.read())
     found = [words(n) for n in [*names, *targets] if words(n)]
     if read and asked_things(read, verbs):
-        # and what an instruction left to do fixes by its alias ("grill the apple": the grill)
+        # and what an instruction left to do fixes by its alias ("glaze the cup": the kiln)
         left = left_instructions(world.notes, world.done, verbs, names, states=world.states)
         fixed = [r for i in left for r in i.rest]
         unseen = [r for r in fixed if not any(words(r) <= k for k in found)]
@@ -609,8 +609,8 @@ def searched_now(
     scene: Scene,
     left: Sequence[Instruction],
 ) -> list[str]:
-    """``missing``, or none while it is only what instructions' aliases fix (the grill of
-    "grill the apple", used where it stands) and something ``left`` can be done here: an act
+    """``missing``, or none while it is only what instructions' aliases fix (the kiln of
+    "glaze the cup", used where it stands) and something ``left`` can be done here: an act
     offered on a thing left acts on, or such a thing, or a tool a verb left needs, lying here
     (a full hand lists no take). What can be done here is done before the search."""
     fixed = {r for i in left for r in i.rest}
@@ -619,7 +619,7 @@ def searched_now(
     meaning = meanings(verbs)
     acting = meaning.moves | meaning.informs | set(meaning.reverses)
     place = scene.place
-    # a tool to take, not what a verb is done at (an alias's fixed place: a stove)
+    # a tool to take, not what a verb is done at (an alias's fixed place: a kiln)
     stands = {frozenset(words(a)) for v in verbs for args in v.alias_args.values() for a in args}
     tools = tools_here(world.seen, place, verbs, left)
     tools = {t for t in tools if frozenset(words(t)) not in stands}
