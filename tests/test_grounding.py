@@ -42,7 +42,7 @@ from robomemory.grounding import (
 from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
 from robomemory.grounding.offered import missing_things, offer
-from robomemory.grounding.ranking import class_verbs, relations_for_others
+from robomemory.grounding.ranking import class_verbs, relations_for_others, stated_things
 from robomemory.grounding.states import update_states
 from robomemory.nodes.ground import relation_affinity
 from robomemory.prompts.planner import planner_user
@@ -1576,6 +1576,33 @@ def test_a_place_an_instruction_gives_another_thing_is_not_offered_for_the_thing
     assert "put_down_to(old key, table)" in {str(a) for a in shown}
 
 
+def test_a_thing_an_instruction_left_acts_on_is_not_dropped_on_the_way():
+    """Any hands: holding the blue cup the task still asks to rest on the shelf, dropping it
+    here is not offered (a small model dropped and took it again for thirty steps); the key
+    nothing asks for, and putting the cup on a place, are; once done, or asked, the drop is."""
+    put = VerbSpec(name="put_down_to", arg_kinds=["object", "place"], aliases=["rest"])
+    drop = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
+    take = VerbSpec(name="pick_up", arg_kinds=["object"], takes=True)
+    verbs = [put.model_copy(update={"reverses": "pick_up"}), drop, take]
+    offered = [
+        act("drop(blue cup)"),
+        act("drop(old key)"),
+        act("put_down_to(blue cup, table)"),
+        act("pick_up(red box)"),
+    ]
+    space = ActionSpace(verbs=verbs, candidates=offered)
+    task = "Take the blue cup. Then, rest the blue cup on the shelf."
+    model = WorldModel.model_validate({"path": [["", "S0", "yard"]], "done": ["pick_up(blue cup)"]})
+    held = Scene("yard", ("blue cup", "old key"), task, ())
+    shown = {str(a) for a in brief(space, model, held).candidates}
+    assert "drop(blue cup)" not in shown
+    assert {"drop(old key)", "put_down_to(blue cup, table)"} <= shown
+    done = model.model_copy(update={"done": ["pick_up(blue cup)", "put_down_to(blue cup, shelf)"]})
+    assert "drop(blue cup)" in {str(a) for a in brief(space, done, held).candidates}
+    asked = Scene("yard", ("blue cup", "old key"), f"{task} Drop the blue cup.", ())
+    assert "drop(blue cup)" in {str(a) for a in brief(space, model, asked).candidates}
+
+
 def test_what_an_alias_fixes_is_searched_for_until_seen():
     """ "Glaze the red leg" is fire(red leg, kiln): the kiln is used where it stands, and
     while no kiln is seen it is missing (the search leads); once seen, nothing is."""
@@ -1610,6 +1637,11 @@ def test_what_an_alias_fixes_is_searched_for_until_seen():
     oven = ActionSpace(verbs=[*VERBS, both], candidates=[*moves, act("inspect(oven)")])
     stay = brief(oven, there, Scene("hall", ("red leg",), "", ()))
     assert str(stay.candidates[0]) == "navigate_to(attic)"
+    # the verb offered here on the leg, but at the oven: not what was asked, the search goes
+    baked = ActionSpace(verbs=oven.verbs, candidates=[*oven.candidates, act("fire(red leg, oven)")])
+    assert str(brief(baked, there, Scene("hall", ("red leg",), "", ())).candidates[0]) == (
+        "navigate_to(attic)"
+    )
     lying = model.model_copy(update={"seen": {"red leg": "hall"}})  # no take while full
     full = Scene("hall", ("red box",), "", (), hands=1)
     shown = brief(ActionSpace(verbs=verbs, candidates=moves), lying, full).candidates
@@ -1633,3 +1665,24 @@ def test_an_irreversible_instruction_stays_left_when_a_later_one_on_its_thing_is
     done = ["paint(red leg)", "close(box)"]
     left = left_instructions(notes, done, VERBS, names, task="Read the manual.", offered=names)
     assert [i.phrase for i in left] == ["glue the red leg"]
+
+
+def test_the_thing_a_task_of_no_act_states_is_searched_for_until_seen():
+    """ "It's only missing a polished blue cup": a task that names no act states its goal as a
+    thing's state; the thing, unseen, is missing and the search leads (the closed box opened);
+    once a name with its words is seen, nothing is. A task that names an act is read by its
+    instructions instead."""
+    task = "The party is almost ready! It's only missing a polished blue cup."
+    assert stated_things(task, VERBS) == ["polished blue cup"]
+    assert stated_things("Open the red box. It's only missing a polished blue cup.", VERBS) == []
+    here = [act("inspect(shelf)"), act("open(red box)"), act("navigate_to(attic)")]
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    assert missing_things(model, here, VERBS, task) == ["polished blue cup"]
+    seen = model.model_copy(update={"seen": {"blue cup": "attic"}})
+    assert missing_things(seen, here, VERBS, task) == []
+    other = model.model_copy(update={"seen": {"blue box": "attic"}})
+    assert missing_things(other, here, VERBS, task) == ["polished blue cup"]
+    space = ActionSpace(verbs=VERBS, candidates=here)
+    shown = brief(space, model, Scene("hall", (), task, ()))
+    assert shown.missing == ["polished blue cup"]
+    assert str(shown.candidates[0]) == "open(red box)"  # the search looks inside here first

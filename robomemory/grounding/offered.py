@@ -58,6 +58,7 @@ from robomemory.grounding.ranking import (
     needs_of,
     relations_for_others,
     state_relations,
+    stated_things,
     takes_unasked,
     takes_unneeded,
     things_to_take,
@@ -214,9 +215,12 @@ def offer(
     if scene.hands is not None:  # a limited hand takes only what a text names or an act needs
         spend = {str(a) for a in takes_unneeded(kept, verbs, [*world.read(), goal], left or ())}
         kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
-    if scene.hands is not None:  # what an act left needs stays held
+    if left:  # what an act left needs stays held (a held cup dropped on the way to the shelf)
         texts = [*world.read(), goal]
-        kept = held_for_later(kept, verbs, texts, scene.held, left or (), full=scene.full)
+        anywhere = scene.hands is None  # only a drop: a put onto a place may be how an act is done
+        kept = held_for_later(
+            kept, verbs, texts, scene.held, left, full=scene.full, dropped_only=anywhere
+        )
     ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)
     leads = promote(
         ranked,
@@ -598,7 +602,15 @@ def missing_things(
         fixed = [r for i in left for r in i.rest]
         unseen = [r for r in fixed if not any(words(r) <= k for k in found)]
         return list(dict.fromkeys([*unseen_things(read, verbs, names), *unseen]))
-    return [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
+    committed = [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
+    # a thing a task of no act states ("a grilled apple") is seen once a name holding its last
+    # word and only its words is ("apple")
+    stated = [
+        t
+        for t in stated_things(task, verbs)
+        if not any(k <= words(t) and word_list(t)[-1] in k for k in found)
+    ]
+    return [*committed, *stated]
 
 
 def searched_now(
@@ -625,7 +637,15 @@ def searched_now(
     tools = {t for t in tools if frozenset(words(t)) not in stands}
     things = {i.thing for i in left if i.thing} | tools
     lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
-    doable = any(a.verb not in acting and a.args and a.args[0] in things for a in candidates)
+    asked = [(i.verb, i.thing, {r.lower() for r in i.rest}) for i in left]
+
+    def does(a: Action) -> bool:  # a verb left on its thing only where asked: glazed, not baked
+        fixed = [r for v, t, r in asked if (v, t) == (a.verb, a.args[0])]
+        return not fixed or any(r <= {x.lower() for x in a.args[1:]} for r in fixed)
+
+    doable = any(
+        a.verb not in acting and a.args and a.args[0] in things and does(a) for a in candidates
+    )
     return [] if things & lying or doable else list(missing)
 
 

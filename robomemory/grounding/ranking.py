@@ -223,6 +223,27 @@ def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
     return out
 
 
+def stated_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
+    """Of a task that asks no act of the API by name or alias ("The dinner is almost ready!
+    It's only missing a grilled apple."), the thing each sentence names last after "a"/"an",
+    up to a linking word: the goal is a state of that thing ("grilled apple"), so it is
+    searched for until seen. None of a task that names an act: its instructions say what."""
+    if named_verbs(task, verbs):
+        return []
+    out: list[str] = []
+    for sentence in SENTENCE.split(task):
+        said = WORD.findall(sentence.lower())
+        last = max((i for i, w in enumerate(said) if w in ("a", "an")), default=None)
+        if last is None:
+            continue
+        thing = [
+            w for w in takewhile(lambda w: w not in _LINKS, said[last + 1 :]) if w not in FILLER
+        ]
+        if thing and thing[0] not in _DESCRIBED and not set(thing) <= _GENERIC:
+            out.append(" ".join(thing))
+    return list(dict.fromkeys(out))
+
+
 def irreversible_unasked(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], texts: Sequence[str]
 ) -> list[str]:
@@ -496,16 +517,20 @@ def held_for_later(
     held: Collection[str],
     left: Sequence[Instruction],
     full: bool = True,
+    dropped_only: bool = False,
 ) -> list[Action]:
     """``candidates`` less the put-downs no text asks for of a held thing what is ``left``
     still acts on or needs, while a hand is free (not ``full``) or a put-down of another held
     thing frees one (:func:`unneeded_puts`): a full hand had put down the thing its next
-    act was on, and with a hand free a small model put down and took again what it held."""
+    act was on, and with a hand free a small model put down and took again what it held.
+    ``dropped_only``: only the put-downs that name no place (a thing dropped where the robot
+    stands; one put on a place may be how the act is done, warming it on a hot plate)."""
     free = unneeded_puts(candidates, verbs, texts, held, left)
     if full and not free:
         return list(candidates)
-    meaning = meanings(verbs)
-    puts = meaning.puts
+    puts = meanings(verbs).puts
+    if dropped_only:
+        puts = {v.name for v in verbs if v.name in puts and len(v.arg_kinds) == 1}
     asked = set().union(*(named_verbs(text, verbs) for text in texts))
     return [
         a
