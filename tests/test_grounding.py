@@ -1499,10 +1499,11 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
     sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
     task = "Sand the red leg."
     tool = [act("sand(red leg)"), act("inspect(red leg)"), act("drop(rasp)"), act("drop(red box)")]
-    for offered in (tool, tool[1:]):
+    for offered, first in ((tool, "sand(red leg)"), (tool[1:], "drop(red box)")):
         space = ActionSpace(verbs=[*verbs, sand], candidates=offered)
         hand = brief(space, model, Scene("hall", ("rasp", "red leg", "red box"), task, (), 3))
-        assert str(hand.candidates[0]) == "drop(red box)" and hand.free == "red box"
+        assert str(hand.candidates[0]) == first and hand.free == "red box"  # the act, if offered
+        assert "drop(rasp)" not in {str(a) for a in hand.candidates}
 
 
 def test_limited_hands_take_only_what_a_text_names_or_an_act_left_needs():
@@ -1686,3 +1687,68 @@ def test_the_thing_a_task_of_no_act_states_is_searched_for_until_seen():
     shown = brief(space, model, Scene("hall", (), task, ()))
     assert shown.missing == ["polished blue cup"]
     assert str(shown.candidates[0]) == "open(red box)"  # the search looks inside here first
+
+
+def test_the_next_instruction_left_that_can_be_done_here_leads():
+    """The notes ask to paint the red leg, then glue it, then glaze the blue chair: the first
+    act left that is offered leads (not the open a read's narration named first); a thing's
+    later act waits for its first; the glaze leads only at the kiln its alias fixes."""
+    fire = VerbSpec(
+        name="fire",
+        arg_kinds=["object", "place"],
+        aliases=["glaze"],
+        alias_args={"glaze": ["kiln"]},
+    )
+    verbs = [*VERBS, fire]
+    note = (
+        "inspect(folder): You open the folder and start reading:\n"
+        "paint the red leg\nglue the red leg\nglaze the blue chair"
+    )
+    offered = [
+        act("open(red box)"),
+        act("glue(red leg)"),
+        act("fire(blue chair, oven)"),
+        act("paint(red leg)"),
+        act("inspect(red box)"),
+    ]
+    space = ActionSpace(verbs=verbs, candidates=offered)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "notes": [note]})
+    here = Scene("hall", ("red leg", "blue chair"), "Read the folder.", ())
+    assert str(brief(space, model, here).candidates[0]) == "paint(red leg)"
+    painted = model.model_copy(update={"done": ["paint(red leg)"]})
+    assert str(brief(space, painted, here).candidates[0]) == "glue(red leg)"
+    glued = model.model_copy(update={"done": ["paint(red leg)", "glue(red leg)"]})
+    assert str(brief(space, glued, here).candidates[0]) != "fire(blue chair, oven)"
+    kiln = ActionSpace(verbs=verbs, candidates=[*offered, act("fire(blue chair, kiln)")])
+    assert str(brief(kiln, glued, here).candidates[0]) == "fire(blue chair, kiln)"
+
+
+def test_an_act_on_nothing_left_keeps_what_the_texts_name_held():
+    """ "Inspect the manual, then assemble with the red leg and the blue chair": with the hands
+    full, what the assembly is done with stays held (its put-downs not offered); the rasp no
+    text names, or the manual the texts only ask to read, is what is put down."""
+    drop = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
+    verbs = [*VERBS, drop, ASSEMBLE]
+    task = "Inspect the manual, then assemble with the red leg and the blue chair."
+    held = ("red leg", "blue chair", "rasp")
+    offered = [
+        act("drop(red leg)"),
+        act("drop(blue chair)"),
+        act("drop(rasp)"),
+        act("put_down_to(red leg, shelf)"),
+        act("inspect(red leg)"),
+    ]
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "done": ["inspect(manual)"]})
+    shown = brief(
+        ActionSpace(verbs=verbs, candidates=offered), model, Scene("hall", held, task, (), 3)
+    )
+    assert str(shown.candidates[0]) == "drop(rasp)" and shown.free == "rasp"
+    names = {str(a) for a in shown.candidates}
+    assert not {"drop(red leg)", "drop(blue chair)", "put_down_to(red leg, shelf)"} & names
+    manual = [*offered[:2], act("drop(manual)"), act("inspect(red leg)")]
+    space = ActionSpace(verbs=verbs, candidates=manual)
+    shown = brief(space, model, Scene("hall", ("red leg", "blue chair", "manual"), task, (), 3))
+    assert str(shown.candidates[0]) == "drop(manual)"
+    done = model.model_copy(update={"done": ["inspect(manual)", "assemble()"]})
+    after = brief(space, done, Scene("hall", ("red leg", "blue chair", "manual"), task, (), 3))
+    assert "drop(red leg)" in {str(a) for a in after.candidates}

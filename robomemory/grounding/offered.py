@@ -421,6 +421,7 @@ def promote(
     leads = toward + [a for a in leads if a not in toward]
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
+    asked = asked or next_instructed(ranked, left)[:1]  # what is left, done here in its order
     asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]
     # "pick up objects, then place them": any thing is one; the task's order, nearest first
     many = {v: i for i, v in enumerate(class_verbs(goal, verbs))}
@@ -475,6 +476,29 @@ def task_asked(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: st
                 out.append(a)
     # the fullest reading first: "move the adult apple tree" asks for the tree, not an apple
     return sorted(out, key=lambda a: -sum(len(word_list(x)) for x in a.args))
+
+
+def next_instructed(candidates: Sequence[Action], left: Sequence[Instruction]) -> list[Action]:
+    """The candidates that do the first instruction ``left`` one of them does: its verb on
+    its thing, at the arguments its alias fixes ("roast the potato": at the oven), each
+    thing's instructions in the texts' order (its first left only). A read's own narration
+    ("You open the copy of ...") had put every open ahead of the roast the notes asked."""
+    first: set[str] = set()
+    for ins in left:
+        if not ins.thing or ins.thing in first:
+            continue
+        first.add(ins.thing)
+        fixed = {r.lower() for r in ins.rest}
+        found = [
+            a
+            for a in candidates
+            if a.verb == ins.verb
+            and a.args[:1] == [ins.thing]
+            and fixed <= {x.lower() for x in a.args[1:]}
+        ]
+        if found:
+            return found
+    return []
 
 
 def carried(

@@ -443,12 +443,17 @@ def unneeded_puts(
     said = [word_list(text) for text in texts]
     acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
     needed = _tools_needed(verbs, left)
+    # an act on nothing left is done with what is held: a thing a text names (not one it only
+    # asks to read) stays held for it (a full hand had put back what the act was to use)
+    whole = any(ins.on_nothing for ins in left)
+    kept = {h for h in held if whole and _named(h, said)} - _only_read(texts, verbs, list(held))
     free = [
         a
         for a in candidates
         if a.verb in puts
         and a.args
         and a.args[0] in held
+        and a.args[0] not in kept
         and not _named(a.args[0], acted)
         and not words(a.args[0]) <= needed
     ]
@@ -471,11 +476,8 @@ def takes_unneeded(
     said = [word_list(text) for text in texts]
     needed = _tools_needed(verbs, left)
     meaning = meanings(verbs)
-    names = [a.args[0] for a in candidates if a.args]
-    asked = [i for text in texts for i in instructions(text, verbs, names)]
     # a thing the texts only ask to read ("check the manual") is read where it lies
-    read = {i.thing for i in asked if i.verb in meaning.informs}
-    read -= {i.thing for i in asked if i.verb not in meaning.informs}
+    read = _only_read(texts, verbs, [a.args[0] for a in candidates if a.args])
     return [
         a
         for a in candidates
@@ -484,6 +486,14 @@ def takes_unneeded(
         and (not _named(a.args[0], said) or a.args[0] in read)
         and not words(a.args[0]) <= needed
     ]
+
+
+def _only_read(texts: Sequence[str], verbs: Sequence[VerbSpec], names: Sequence[str]) -> set[str]:
+    """The things of ``names`` that ``texts`` ask only to read ("check the manual")."""
+    informs = meanings(verbs).informs
+    asked = [i for text in texts for i in instructions(text, verbs, names)]
+    read = {i.thing for i in asked if i.verb in informs}
+    return {t for t in read - {i.thing for i in asked if i.verb not in informs} if t}
 
 
 def tools_here(
