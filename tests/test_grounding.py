@@ -1752,3 +1752,7 @@ def test_an_act_on_nothing_left_keeps_what_the_texts_name_held():
     done = model.model_copy(update={"done": ["inspect(manual)", "assemble()"]})
     after = brief(space, done, Scene("hall", ("red leg", "blue chair", "manual"), task, (), 3))
     assert "drop(red leg)" in {str(a) for a in after.candidates}
+    # while an act on a thing is left too, a thing whose acts are done frees a hand first
+    paint = "Inspect the manual, then paint the blue chair, then assemble with the red leg."
+    both = brief(space, model, Scene("hall", ("red leg", "blue chair", "manual"), paint, (), 3))
+    assert "drop(red leg)" in {str(a) for a in both.candidates}

@@ -443,9 +443,10 @@ def unneeded_puts(
     said = [word_list(text) for text in texts]
     acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
     needed = _tools_needed(verbs, left)
-    # an act on nothing left is done with what is held: a thing a text names (not one it only
-    # asks to read) stays held for it (a full hand had put back what the act was to use)
-    whole = any(ins.on_nothing for ins in left)
+    # once only acts on nothing are left, they are done with what is held: a thing a text names
+    # (not one it only asks to read) stays held (a full hand had put back what the act was to
+    # use); before, a thing whose acts are done frees a hand and is taken again later
+    whole = bool(left) and all(ins.on_nothing for ins in left)
     kept = {h for h in held if whole and _named(h, said)} - _only_read(texts, verbs, list(held))
     free = [
         a
