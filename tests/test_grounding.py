@@ -61,6 +61,10 @@ VERBS = [
     VerbSpec(name="task_complete"),
 ]
 ASSEMBLE = VerbSpec(name="assemble")  # an act on nothing, offered in some places only
+# "glaze the X" is fire(X, kiln): an alias that fixes where the act is done
+FIRE = VerbSpec(
+    name="fire", arg_kinds=["object", "place"], aliases=["glaze"], alias_args={"glaze": ["kiln"]}
+)
 
 
 def briefed(
@@ -1607,12 +1611,7 @@ def test_a_thing_an_instruction_left_acts_on_is_not_dropped_on_the_way():
 def test_what_an_alias_fixes_is_searched_for_until_seen():
     """ "Glaze the red leg" is fire(red leg, kiln): the kiln is used where it stands, and
     while no kiln is seen it is missing (the search leads); once seen, nothing is."""
-    fire = VerbSpec(
-        name="fire",
-        arg_kinds=["object", "place"],
-        aliases=["glaze"],
-        alias_args={"glaze": ["kiln"]},
-    )
+    fire = FIRE
     verbs = [*VERBS, fire]
     notes = ["inspect(manual): Glaze the red leg."]
     here = [act("inspect(red leg)"), act("pick_up(red leg)")]
@@ -1693,12 +1692,7 @@ def test_the_next_instruction_left_that_can_be_done_here_leads():
     """The notes ask to paint the red leg, then glue it, then glaze the blue chair: the first
     act left that is offered leads (not the open a read's narration named first); a thing's
     later act waits for its first; the glaze leads only at the kiln its alias fixes."""
-    fire = VerbSpec(
-        name="fire",
-        arg_kinds=["object", "place"],
-        aliases=["glaze"],
-        alias_args={"glaze": ["kiln"]},
-    )
+    fire = FIRE
     verbs = [*VERBS, fire]
     note = (
         "inspect(folder): You open the folder and start reading:\n"

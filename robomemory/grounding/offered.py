@@ -480,9 +480,9 @@ def task_asked(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: st
 
 def next_instructed(candidates: Sequence[Action], left: Sequence[Instruction]) -> list[Action]:
     """The candidates that do the first instruction ``left`` one of them does: its verb on
-    its thing, at the arguments its alias fixes ("roast the potato": at the oven), each
+    its thing, at the arguments its alias fixes ("glaze the cup": at the kiln), each
     thing's instructions in the texts' order (its first left only). A read's own narration
-    ("You open the copy of ...") had put every open ahead of the roast the notes asked."""
+    ("You open the copy of ...") had put every open ahead of the act the notes asked."""
     first: set[str] = set()
     for ins in left:
         if not ins.thing or ins.thing in first:
@@ -627,8 +627,8 @@ def missing_things(
         unseen = [r for r in fixed if not any(words(r) <= k for k in found)]
         return list(dict.fromkeys([*unseen_things(read, verbs, names), *unseen]))
     committed = [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
-    # a thing a task of no act states ("a grilled apple") is seen once a name holding its last
-    # word and only its words is ("apple")
+    # a thing a task of no act states ("a polished vase") is seen once a name holding its last
+    # word and only its words is ("vase")
     stated = [
         t
         for t in stated_things(task, verbs)

@@ -225,8 +225,8 @@ def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
 
 def stated_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
     """Of a task that asks no act of the API by name or alias ("The dinner is almost ready!
-    It's only missing a grilled apple."), the thing each sentence names last after "a"/"an",
-    up to a linking word: the goal is a state of that thing ("grilled apple"), so it is
+    It's only missing a polished vase."), the thing each sentence names last after "a"/"an",
+    up to a linking word: the goal is a state of that thing ("polished vase"), so it is
     searched for until seen. None of a task that names an act: its instructions say what."""
     if named_verbs(task, verbs):
         return []
