@@ -488,17 +488,20 @@ def next_instructed(candidates: Sequence[Action], left: Sequence[Instruction]) -
         if not ins.thing or ins.thing in first:
             continue
         first.add(ins.thing)
-        fixed = {r.lower() for r in ins.rest}
-        found = [
-            a
-            for a in candidates
-            if a.verb == ins.verb
-            and a.args[:1] == [ins.thing]
-            and fixed <= {x.lower() for x in a.args[1:]}
-        ]
-        if found:
+        if found := [a for a in candidates if does(a, ins)]:
             return found
     return []
+
+
+def does(action: Action, ins: Instruction) -> bool:
+    """Whether ``action`` does ``ins``: its verb on its thing, at the arguments its alias
+    fixes (any case: "BBQ" is the world's "bbq")."""
+    fixed = {r.lower() for r in ins.rest}
+    return (
+        action.verb == ins.verb
+        and action.args[:1] == [ins.thing]
+        and fixed <= {x.lower() for x in action.args[1:]}
+    )
 
 
 def carried(
@@ -661,14 +664,13 @@ def searched_now(
     tools = {t for t in tools if frozenset(words(t)) not in stands}
     things = {i.thing for i in left if i.thing} | tools
     lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
-    asked = [(i.verb, i.thing, {r.lower() for r in i.rest}) for i in left]
 
-    def does(a: Action) -> bool:  # a verb left on its thing only where asked: glazed, not baked
-        fixed = [r for v, t, r in asked if (v, t) == (a.verb, a.args[0])]
-        return not fixed or any(r <= {x.lower() for x in a.args[1:]} for r in fixed)
+    def asked(a: Action) -> bool:  # a verb left on its thing only where asked: glazed, not baked
+        mine = [i for i in left if (i.verb, i.thing) == (a.verb, a.args[0])]
+        return not mine or any(does(a, i) for i in mine)
 
     doable = any(
-        a.verb not in acting and a.args and a.args[0] in things and does(a) for a in candidates
+        a.verb not in acting and a.args and a.args[0] in things and asked(a) for a in candidates
     )
     return [] if things & lying or doable else list(missing)
 
