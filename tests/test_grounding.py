@@ -192,6 +192,23 @@ def test_an_alias_that_fixes_an_argument_withholds_the_act_with_another():
     assert "bake(cup, kiln)" in shown and "bake(cup, oven)" not in shown
 
 
+def test_a_name_after_a_link_is_not_the_thing_of_an_instruction():
+    """ "Inspect the manual in the hall": with the manual not known here, the hall is where it
+    lies, not the thing to read (the robot was told to inspect the hall it was not in, and
+    a left read kept its hand from freeing); a thing told by a pointer keeps its link."""
+    from robomemory.grounding import Instruction, instructions
+
+    text = "Inspect the manual in the hall. Then glue it to the red box."
+    assert [i.thing for i in instructions(text, VERBS, ["hall"])] == []
+    assert instructions(text, VERBS, ["manual", "hall"]) == [
+        Instruction("inspect", "manual", "inspect the manual")
+    ]
+    put = "Put it on the shelf."
+    assert [(i.verb, i.thing) for i in instructions(put, VERBS, ["shelf"])] == [
+        ("put_down_to", "shelf")
+    ]
+
+
 def test_an_irreversible_verb_the_task_asks_of_a_named_thing_is_not_offered_on_another():
     """A commit the task asks of the thermometer is a loss on anything else (the world says
     "wrong = fail"); "the substance" is a thing the task named ("melt ice")."""
@@ -1491,14 +1508,20 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
     assert not any(a.verb == "drop" for a in needed.candidates[:1]) and needed.full == ["red leg"]
     assert "drop(red leg)" in {str(a) for a in needed.candidates}  # no other way to a free hand
     assert "Hands full (red leg).\n" in planner_user("", needed, space)  # none to name
-    # a thing whose acts are done is given up before one that an act left still needs
+    # while an act left is on a thing not held, a thing whose acts are done is given up
+    # before one that an act left still needs; while none is, both stay held
     chair = ActionSpace(verbs=verbs, candidates=[*candidates, act("drop(blue chair)")])
     painted = WorldModel.model_validate(
         {"path": [["", "S0", "hall"]], "done": ["paint(blue chair)"]}
     )
-    both = Scene("hall", ("red leg", "blue chair"), task, (), hands=2)
-    assert str(brief(chair, painted, both).candidates[0]) == "drop(blue chair)"
-    assert str(brief(chair, model, both).candidates[0]) != "drop(blue chair)"
+    stool = f"{task[:-1]}, then paint the green stool."
+    both = Scene("hall", ("red leg", "blue chair"), stool, (), hands=2)
+    stools = ActionSpace(verbs=verbs, candidates=[*chair.candidates, act("inspect(green stool)")])
+    assert str(brief(stools, painted, both).candidates[0]) == "drop(blue chair)"
+    assert str(brief(stools, model, both).candidates[0]) != "drop(blue chair)"
+    kept = brief(chair, painted, both._replace(task=task))
+    assert not {"drop(red leg)", "drop(blue chair)"} & {str(a) for a in kept.candidates}
+    assert kept.free is None
     # a tool the act left needs stays held, offered with the act or not
     sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
     task = "Sand the red leg."
@@ -1717,6 +1740,32 @@ def test_the_next_instruction_left_that_can_be_done_here_leads():
     assert str(brief(kiln, glued, here).candidates[0]) == "fire(blue chair, kiln)"
 
 
+def test_the_thing_the_next_instruction_acts_on_is_taken_where_its_act_is_not_offered():
+    """The notes ask to glue the red leg, which the world offers only once it is held: its
+    take leads (the robot had examined everything around the thing to cut for 15 steps, the
+    opens a read's narration named first); held, its act leads; the take of another thing
+    the notes name later waits."""
+    note = "inspect(folder): You open the folder and start reading:\nglue the red leg\n"
+    note += "paint the blue chair"
+    offered = [
+        act("open(red box)"),
+        act("inspect(red leg)"),
+        act("pick_up(blue chair)"),
+        act("pick_up(red leg)"),
+        act("inspect(blue chair)"),
+    ]
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "notes": [note]})
+    space = ActionSpace(verbs=VERBS, candidates=offered)
+    task = "Read the folder."
+    assert str(brief(space, model, Scene("hall", (), task, ())).candidates[0]) == "pick_up(red leg)"
+    held = ActionSpace(verbs=VERBS, candidates=[*offered[:3], act("glue(red leg)")])
+    shown = brief(held, model, Scene("hall", ("red leg",), task, ()))
+    assert str(shown.candidates[0]) == "glue(red leg)"
+    glued = model.model_copy(update={"done": ["glue(red leg)"]})
+    shown = brief(held, glued, Scene("hall", ("red leg",), task, ()))
+    assert str(shown.candidates[0]) == "pick_up(blue chair)"
+
+
 def test_an_act_on_nothing_left_keeps_what_the_texts_name_held():
     """ "Inspect the manual, then assemble with the red leg and the blue chair": with the hands
     full, what the assembly is done with stays held (its put-downs not offered); the rasp no
@@ -1746,7 +1795,11 @@ def test_an_act_on_nothing_left_keeps_what_the_texts_name_held():
     done = model.model_copy(update={"done": ["inspect(manual)", "assemble()"]})
     after = brief(space, done, Scene("hall", ("red leg", "blue chair", "manual"), task, (), 3))
     assert "drop(red leg)" in {str(a) for a in after.candidates}
-    # while an act on a thing is left too, a thing whose acts are done frees a hand first
-    paint = "Inspect the manual, then paint the blue chair, then assemble with the red leg."
+    # while an act on a thing not held is left too, a thing whose acts are done frees a hand
+    paint = "Inspect the manual, then paint the green stool, then assemble with the red leg."
+    space = ActionSpace(verbs=verbs, candidates=[*manual, act("inspect(green stool)")])
     both = brief(space, model, Scene("hall", ("red leg", "blue chair", "manual"), paint, (), 3))
     assert "drop(red leg)" in {str(a) for a in both.candidates}
+    chair = paint.replace("green stool", "blue chair")  # one on a held thing: it stays held
+    held = brief(space, model, Scene("hall", ("red leg", "blue chair", "manual"), chair, (), 3))
+    assert "drop(red leg)" not in {str(a) for a in held.candidates}

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from robomemory.core import VerbSpec
 from robomemory.grounding.states import result_forms
-from robomemory.grounding.text import FILLER, WORD, parsed, word_list, words
+from robomemory.grounding.text import FILLER, LINKS, WORD, parsed, word_list, words
 
 INSTRUCTION_WORDS = 4  # words after a verb that may name what it acts on
 # "make a new box" asks for a new thing, not for an act on the box that is known.
@@ -120,6 +120,10 @@ def instructions(
         line = line_of[at[start + n - 1]]  # an instruction ends with its sentence or line
         stop = next((i for i in range(start + n, stop) if line_of[at[i]] != line), stop)
         found = _first_name(content, start + n, stop, known)
+        # the thing is named before the first link after it: "check the manual in the hall"
+        # is no read of the hall where the manual is not known
+        if found is not None and _after_link(raw, at, start + n, found[0] - len(found[2])):
+            found = None
         clause = clause_of[at[start + n - 1]]
         after = [content[i] for i in range(start + n, stop) if clause_of[at[i]] == clause]
         if found is None and referring and after and set(after) <= _REFERS:
@@ -149,7 +153,7 @@ def instructions(
             continue
         if found is None:
             continue
-        end, name = found
+        end, name, _ = found
         written = raw[at[start] : at[end - 1] + 1]
         if _INDEFINITE.isdisjoint(raw[at[start + n - 1] + 1 : at[end - len(word_list(name))]]):
             rest = _pinned(verb, content[start : start + n])
@@ -224,13 +228,25 @@ def _pinned(verb: VerbSpec, form: list[str]) -> tuple[str, ...]:
 
 def _first_name(
     content: list[str], start: int, stop: int, known: list[tuple[list[str], str]]
-) -> tuple[int, str] | None:
-    """(end, name) of the first known name (the longest at a place) in content[start:stop]."""
+) -> tuple[int, str, list[str]] | None:
+    """(end, name, its words) of the first known name (the longest at a place) in
+    content[start:stop]."""
     for i in range(start, stop):
         for seq, name in known:
             if i + len(seq) <= stop and content[i : i + len(seq)] == seq:
-                return i + len(seq), name
+                return i + len(seq), name, seq
     return None
+
+
+def _after_link(raw: list[str], at: list[int], first: int, begins: int) -> bool:
+    """Whether a link word (``LINKS``) stands between words after the verb (from content
+    index ``first``, not only pointers) and the name that ``begins`` at a later content
+    index: the name is then the place or tool of a thing not known, not the thing."""
+    between = raw[at[first] : at[begins]] if begins > first else []
+    said = [w for w in between if w not in FILLER | LINKS]
+    if all(w in _POINTERS for w in said):  # "move it to the red box": the thing told before
+        return False
+    return any(w in LINKS for w in between[1:])
 
 
 _CLAUSE = re.compile(r"[.,;:!?\n]+")

@@ -421,7 +421,8 @@ def promote(
     leads = toward + [a for a in leads if a not in toward]
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
-    asked = asked or next_instructed(ranked, left)[:1]  # what is left, done here in its order
+    # what is left, done here in its order, or its thing taken
+    asked = asked or next_instructed(ranked, left, scene.held, meaning.takes)[:1]
     asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]
     # "pick up objects, then place them": any thing is one; the task's order, nearest first
     many = {v: i for i, v in enumerate(class_verbs(goal, verbs))}
@@ -478,17 +479,28 @@ def task_asked(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: st
     return sorted(out, key=lambda a: -sum(len(word_list(x)) for x in a.args))
 
 
-def next_instructed(candidates: Sequence[Action], left: Sequence[Instruction]) -> list[Action]:
+def next_instructed(
+    candidates: Sequence[Action],
+    left: Sequence[Instruction],
+    held: Collection[str] = (),
+    takes: Collection[str] = (),
+) -> list[Action]:
     """The candidates that do the first instruction ``left`` one of them does: its verb on
     its thing, at the arguments its alias fixes ("glaze the cup": at the kiln), each
-    thing's instructions in the texts' order (its first left only). A read's own narration
-    ("You open the copy of ...") had put every open ahead of the act the notes asked."""
+    thing's instructions in the texts' order (its first left only); or, where none is
+    offered, the take (a verb of ``takes``) of its thing while not ``held``. A read's own
+    narration ("You open the copy of ...") had put every open ahead of the act the notes
+    asked, and a thing to cut that lay untaken was examined around for 15 steps."""
     first: set[str] = set()
     for ins in left:
         if not ins.thing or ins.thing in first:
             continue
         first.add(ins.thing)
         if found := [a for a in candidates if does(a, ins)]:
+            return found
+        if ins.thing not in held and (
+            found := [a for a in candidates if a.verb in takes and a.args[:1] == [ins.thing]]
+        ):
             return found
     return []
 

@@ -22,7 +22,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import FILLER, WORD, first_at, holds, parsed, word_list, words
+from robomemory.grounding.text import FILLER, LINKS, WORD, first_at, holds, parsed, word_list, words
 
 _NOT_NAMED = 1 << 30
 WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
@@ -321,7 +321,7 @@ _ARTICLES = frozenset({"the", "a", "an"})
 _DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
 _PARTICLES = frozenset({"up", "down"})
 # Words between a verb and its thing ("focus on the thing", "put it into").
-_LINKS = _PARTICLES | {"on", "to", "in", "into", "at", "with", "from", "off", "out"}
+_LINKS = _PARTICLES | LINKS
 # Words that name many things at once ("place them", "take all").
 _MANY = frozenset({"them", "all", "every", "each", "these", "those"})
 
@@ -443,10 +443,10 @@ def unneeded_puts(
     said = [word_list(text) for text in texts]
     acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
     needed = _tools_needed(verbs, left)
-    # once only acts on nothing are left, they are done with what is held: a thing a text names
-    # (not one it only asks to read) stays held (a full hand had put back what the act was to
-    # use); before, a thing whose acts are done frees a hand and is taken again later
-    whole = bool(left) and all(ins.on_nothing for ins in left)
+    # while no act left is on a thing not held, a thing a text names (not one it only asks to
+    # read) stays held: an act on nothing left may use it (a full hand had put back and taken
+    # what the act was to use); else a thing whose acts are done frees a hand for the next
+    whole = bool(left) and not take_wanted(left, held)
     kept = {h for h in held if whole and _named(h, said)} - _only_read(texts, verbs, list(held))
     free = [
         a
@@ -521,6 +521,11 @@ def _tools_needed(verbs: Sequence[VerbSpec], left: Sequence[Instruction]) -> set
     return {w for v in {ins.verb for ins in left} for w in words(described.get(v, "")) - words(v)}
 
 
+def take_wanted(left: Sequence[Instruction], held: Collection[str]) -> bool:
+    """Whether an instruction ``left`` acts on a thing not ``held``: a hand is wanted for it."""
+    return any(ins.thing is not None and ins.thing not in held for ins in left)
+
+
 def held_for_later(
     candidates: Sequence[Action],
     verbs: Sequence[VerbSpec],
@@ -531,13 +536,14 @@ def held_for_later(
     dropped_only: bool = False,
 ) -> list[Action]:
     """``candidates`` less the put-downs no text asks for of a held thing what is ``left``
-    still acts on or needs, while a hand is free (not ``full``) or a put-down of another held
-    thing frees one (:func:`unneeded_puts`): a full hand had put down the thing its next
-    act was on, and with a hand free a small model put down and took again what it held.
+    still acts on or needs, while a hand is free (not ``full``), a put-down of another held
+    thing frees one (:func:`unneeded_puts`) or no take is wanted (:func:`take_wanted`): a full
+    hand had put down the thing its next act was on, and a small model put down and took
+    again what it held.
     ``dropped_only``: only the put-downs that name no place (a thing dropped where the robot
     stands; one put on a place may be how the act is done, warming it on a hot plate)."""
     free = unneeded_puts(candidates, verbs, texts, held, left)
-    if full and not free:
+    if full and not free and take_wanted(left, held):  # a hand must be freed for the next take
         return list(candidates)
     puts = meanings(verbs).puts
     if dropped_only:

@@ -10,6 +10,8 @@ from robomemory.core import Action
 WORD = re.compile(r"[a-z]+")
 # Words too common to tie an action to a goal.
 FILLER = frozenset({"the", "a", "an", "to", "of", "in", "on", "up", "down", "with", "and"})
+# Words that join a thing to another: a place, a tool ("the box in the hall", "cut with").
+LINKS = frozenset({"on", "to", "in", "into", "at", "with", "from", "off", "out"})
 
 
 def word_list(text: str) -> list[str]:
