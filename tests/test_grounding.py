@@ -1766,6 +1766,39 @@ def test_the_thing_the_next_instruction_acts_on_is_taken_where_its_act_is_not_of
     assert str(shown.candidates[0]) == "pick_up(blue chair)"
 
 
+def test_a_thing_no_text_names_is_not_taken_again_once_dropped():
+    """With hands unlimited, while something is left to do, a thing no text names that the
+    robot took and dropped is not offered to take again (a rasp, a red ball and a key were
+    taken and dropped for 30 steps while the walk to the hall led); one never taken, and the
+    thing the task names, stay offered."""
+    drop = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
+    verbs = [*VERBS, drop]
+    task = "Pick up the blue cup from the floor. Then paint the blue cup in the hall."
+    path = [
+        ["", "S0", "yard"],
+        ["pick_up(blue cup)", "S1", "yard"],
+        ["pick_up(rasp)", "S2", "yard"],
+        ["drop(rasp)", "S1", "yard"],
+    ]
+    offered = [
+        act("pick_up(rasp)"),
+        act("pick_up(red ball)"),
+        act("navigate_to(hall)"),
+        act("drop(blue cup)"),
+    ]
+    model = WorldModel.model_validate({"path": path, "done": ["pick_up(blue cup)"]})
+    shown = brief(
+        ActionSpace(verbs=verbs, candidates=offered), model, Scene("yard", ("blue cup",), task)
+    )
+    names = {str(a) for a in shown.candidates}
+    assert "pick_up(rasp)" not in names and {"pick_up(red ball)", "navigate_to(hall)"} <= names
+    fresh = model.model_copy(update={"path": path[:3]})  # taken, not dropped: still offered
+    shown = brief(
+        ActionSpace(verbs=verbs, candidates=offered), fresh, Scene("yard", ("blue cup",), task)
+    )
+    assert "pick_up(rasp)" in {str(a) for a in shown.candidates}
+
+
 def test_an_act_on_nothing_left_keeps_what_the_texts_name_held():
     """ "Inspect the manual, then assemble with the red leg and the blue chair": with the hands
     full, what the assembly is done with stays held (its put-downs not offered); the rasp no

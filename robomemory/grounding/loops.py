@@ -133,6 +133,19 @@ def undone_before(path: Sequence[Sequence], verbs: Sequence[VerbSpec], task: str
     return out
 
 
+def dropped_before(path: Sequence[Sequence], verbs: Sequence[VerbSpec]) -> set[str]:
+    """The things the task's ``path`` shows dropped (a put-down that names no place, not
+    refused): given up where the robot stood."""
+    meaning = meanings(verbs)
+    drops = {v.name for v in verbs if v.name in meaning.puts and len(v.arg_kinds) == 1}
+    out: set[str] = set()
+    for step in path[1:]:
+        verb, args = parsed(str(step[0]))
+        if verb in drops and args and not (len(step) > 3 and step[3] is not None):
+            out.add(args[0])
+    return out
+
+
 def _where(step: Sequence) -> str | None:
     """Where a path step left the robot: its place, else (a world without places) its state."""
     place = step[2] if len(step) > 2 else None

@@ -38,6 +38,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.loops import (
     changing_actions,
+    dropped_before,
     loop_actions,
     undone_before,
     visited_places,
@@ -212,9 +213,14 @@ def offer(
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
-    if scene.hands is not None:  # a limited hand takes only what a text names or an act needs
-        spend = {str(a) for a in takes_unneeded(kept, verbs, [*world.read(), goal], left or ())}
-        kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
+    # a limited hand takes only what a text names or an act needs; any hand does not take
+    # again such a thing it dropped (three unnamed things taken and dropped for 30 steps)
+    unneeded = takes_unneeded(kept, verbs, [*world.read(), goal], left or ())
+    if scene.hands is None:
+        dropped = dropped_before(world.path, verbs)
+        unneeded = [a for a in unneeded if a.args[0] in dropped]
+    spend = {str(a) for a in unneeded}
+    kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
     if left:  # what an act left needs stays held (a held cup dropped on the way to the shelf)
         texts = [*world.read(), goal]
         anywhere = scene.hands is None  # only a drop: a put onto a place may be how an act is done
