@@ -1711,6 +1711,28 @@ def test_the_thing_a_task_of_no_act_states_is_searched_for_until_seen():
     assert str(shown.candidates[0]) == "open(red box)"  # the search looks inside here first
 
 
+def test_a_robot_told_no_task_reads_and_takes_the_goal_a_read_states():
+    """An empty task: the reads lead until one is kept; a read that states another thing
+    ("It's only missing a polished blue cup", on a note) is kept and stands for the task (the
+    search for the cup leads), a read that describes the thing read ("That's a blue vase!")
+    is not."""
+    from robomemory.grounding import is_note
+
+    step = {"action": "inspect(note)", "outcome": "succeeded", "args": ["note"]}
+    said = "The party is almost ready! It's only missing a polished blue cup."
+    assert is_note({**step, "message": said}, "", VERBS)
+    vase = {"action": "inspect(blue vase)", "outcome": "succeeded", "args": ["blue vase"]}
+    assert not is_note({**vase, "message": "That's a blue vase!"}, "", VERBS)
+    assert not is_note({**step, "message": said}, "Open the red box.", VERBS)
+    here = [act("open(red box)"), act("navigate_to(attic)"), act("inspect(note)")]
+    space = ActionSpace(verbs=VERBS, candidates=here)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    assert str(brief(space, model, Scene("hall", (), "", ())).candidates[0]) == "inspect(note)"
+    read = model.model_copy(update={"notes": [f"inspect(note): {said}"]})
+    shown = brief(space, read, Scene("hall", (), "", ()))
+    assert shown.missing == ["polished blue cup"] and str(shown.candidates[0]) == "open(red box)"
+
+
 def test_the_next_instruction_left_that_can_be_done_here_leads():
     """The notes ask to paint the red leg, then glue it, then glaze the blue chair: the first
     act left that is offered leads (not the open a read's narration named first); a thing's

@@ -14,6 +14,7 @@ from robomemory.grounding.frontier import act_moves, fetch_moves, move_to
 from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.notes import goal_note
 from robomemory.grounding.offered import (
     Scene,
     Wanted,
@@ -109,6 +110,7 @@ def brief(
     """The briefing of a step: the offered list (:func:`offer`) and the lines that point
     into it, from facts each derived once (what is missing, what is wanted, what is left)."""
     verbs = space.verbs
+    scene = scene._replace(task=goal_note(scene.task, world.notes))
     lessons = lessons_off_moves(lessons, verbs)
     missing = missing_things(world, space.candidates, verbs, scene.task, space.all_targets())
     goal = goal_of(space.candidates, verbs, world, scene)

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from robomemory.core import VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import WORD
+from robomemory.grounding.ranking import stated_things
+from robomemory.grounding.text import WORD, parsed
 
 NOTE_MIN_LINES = 4  # a read answered by a document (instructions, a manual), not a sentence
 # A page: a longer document's later steps were cut (seven steps of a manual end past 400).
@@ -17,14 +18,29 @@ MAX_NOTES = 2
 
 def is_note(item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()) -> bool:
     """Whether a step read (``VerbSpec.reads``) something the task may depend on: a thing the
-    task names, or a document (an answer of several lines: instructions, a manual)."""
+    task names, or a document (an answer of several lines: instructions, a manual); with no
+    task, an answer that states another thing than the one read (a note "It's only missing a
+    polished vase", not "That's a blue vase"): the world's goal (:func:`goal_note`)."""
     verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
     if verb not in meanings(verbs).reads or item["outcome"] != "succeeded":
         return False
-    lines = [line for line in str(item.get("message") or "").splitlines() if line.strip()]
+    message = str(item.get("message") or "")
+    lines = [line for line in message.splitlines() if line.strip()]
     task_words = set(WORD.findall(task.lower()))
-    named = any(set(WORD.findall(a.lower())) & task_words for a in item.get("args") or [])
+    args = item.get("args") or parsed(str(item["action"]))[1]
+    named = any(set(WORD.findall(a.lower())) & task_words for a in args)
+    if not task.strip() and args:
+        read = set(WORD.findall(args[0].lower()))
+        named = any(not read <= set(t.split()) for t in stated_things(message, verbs))
     return named or len(lines) >= NOTE_MIN_LINES
+
+
+def goal_note(task: str, notes: Sequence[str]) -> str:
+    """The ``task``, or where it is empty, the first note's text (:func:`is_note`): a robot
+    told no goal takes the one the world's texts state."""
+    if task.strip() or not notes:
+        return task
+    return notes[0].split(": ", 1)[-1]
 
 
 def update_notes(

@@ -44,6 +44,7 @@ from robomemory.grounding.loops import (
     visited_places,
 )
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.notes import goal_note
 from robomemory.grounding.ranking import (
     WHOLE_VERB_SHOWN,
     by_relevance,
@@ -158,6 +159,7 @@ def offer(
     (:func:`left_instructions`) when the caller has them;
     ``affinity``: how near an offered relation's two things are (:func:`class_relations`).
     The planner, the critic and the baselines all see this list."""
+    scene = scene._replace(task=goal_note(scene.task, world.notes))
     if goal is None:
         goal = goal_of(candidates, verbs, world, scene)
     if left is None and scene.hands is not None:  # limited hands keep what something left needs
@@ -398,8 +400,10 @@ def promote(
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
-    if not world.notes:
-        reads = [a for a in ranked if a.verb in meaning.reads and named_by(a, task)]
+    if not world.notes:  # with no task, any read: the world's texts may state the goal
+        reads = [
+            a for a in ranked if a.verb in meaning.reads and (named_by(a, task) or not task.strip())
+        ]
         ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
         leads = reads[:1] + ways[:1]
     if missing or seek or not world.notes:
