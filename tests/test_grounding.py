@@ -1733,6 +1733,47 @@ def test_a_robot_told_no_task_reads_and_takes_the_goal_a_read_states():
     assert shown.missing == ["polished blue cup"] and str(shown.candidates[0]) == "open(red box)"
 
 
+def test_a_thing_the_task_states_is_put_where_the_score_rises_trying_place_after_place():
+    """ "It's only missing a polished blue cup", the cup held in a yard where nothing can be
+    put onto: the way to the nearest place where a put was offered leads; put on the shelf
+    with no point scored, the cup is taken back (not a loop), the shelf is not offered again,
+    and the way to the attic's kiln leads. A world that keeps no score tries nothing."""
+    task = "The party is almost ready! It's only missing a polished blue cup."
+    routes = [Route("yard", "north", "hall"), Route("hall", "north", "attic")]
+    places = {"put_onto": {"shelf": "hall", "kiln": "attic"}, "score": 0.0}
+    start = [["", "S0", "hall"], ["pick_up(blue cup)", "S1", "yard"]]
+    model = WorldModel.model_validate({"path": start, "done": ["pick_up(blue cup)"], **places})
+    yard = [act("navigate_to(attic)"), act("navigate_to(hall)"), act("inspect(blue cup)")]
+    space = ActionSpace(verbs=VERBS, candidates=yard)
+    shown = brief(space, model, Scene("yard", ("blue cup",), task), routes=routes)
+    assert str(shown.candidates[0]) == "navigate_to(hall)"
+    put = "put_down_to(blue cup, shelf)"
+    path = [*start, ["navigate_to(hall)", "S2", "hall"], [put, "S3", "hall"]]
+    done = ["pick_up(blue cup)", "navigate_to(hall)", put]
+    tried = model.model_copy(update={"path": path, "done": done})
+    hall = [act("navigate_to(attic)"), act("pick_up(blue cup)"), act("inspect(shelf)")]
+    shown = brief(ActionSpace(verbs=VERBS, candidates=hall), tried, Scene("hall", (), task))
+    assert str(shown.candidates[0]) == "pick_up(blue cup)"
+    back = tried.model_copy(
+        update={
+            "path": [*path, ["pick_up(blue cup)", "S2", "hall"]],
+            "done": [*done, "pick_up(blue cup)"],
+        }
+    )
+    held = [act("navigate_to(attic)"), act(put), act("inspect(shelf)")]
+    shown = brief(
+        ActionSpace(verbs=VERBS, candidates=held),
+        back,
+        Scene("hall", ("blue cup",), task),
+        routes=routes,
+    )
+    assert str(shown.candidates[0]) == "navigate_to(attic)"
+    assert put not in {str(a) for a in shown.candidates}
+    scoreless = tried.model_copy(update={"score": None})
+    shown = brief(ActionSpace(verbs=VERBS, candidates=hall), scoreless, Scene("hall", (), task))
+    assert str(shown.candidates[0]) != "pick_up(blue cup)"
+
+
 def test_the_next_instruction_left_that_can_be_done_here_leads():
     """The notes ask to paint the red leg, then glue it, then glaze the blue chair: the first
     act left that is offered leads (not the open a read's narration named first); a thing's

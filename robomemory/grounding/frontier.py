@@ -339,6 +339,20 @@ def update_acts_at(
     return {**acts_at, **dict.fromkeys(sorted(here), place)} if place else dict(acts_at)
 
 
+def update_put_onto(
+    put_onto: Mapping[str, str],
+    place: str | None,
+    offered: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+) -> dict[str, str]:
+    """Where each thing a held one can be put onto or into was last offered so (a put-down's
+    second argument): ``put_onto`` with those ``offered`` at ``place``. A world offers such
+    puts only while something is held: one not offered now is kept."""
+    puts = meanings(verbs).puts
+    here = {a.args[-1] for a in offered if a.verb in puts and len(a.args) > 1}
+    return {**put_onto, **dict.fromkeys(sorted(here), place)} if place else dict(put_onto)
+
+
 def move_to(
     place: str,
     candidates: Sequence[Action],

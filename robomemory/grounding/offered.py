@@ -21,7 +21,9 @@ from robomemory.grounding.frontier import (
     closed_at,
     exploration,
     fetch_moves,
+    hops,
     known_things,
+    move_to,
     moves_led,
     revealed_things,
     searched_out,
@@ -59,6 +61,7 @@ from robomemory.grounding.ranking import (
     irreversible_unnamed,
     needs_of,
     relations_for_others,
+    state_named,
     state_relations,
     stated_things,
     takes_unasked,
@@ -75,7 +78,7 @@ from robomemory.grounding.spent import (
     scored_actions,
     unchanged_reads,
 )
-from robomemory.grounding.text import holds, named_by, word_list, words
+from robomemory.grounding.text import holds, named_by, parsed, word_list, words
 from robomemory.grounding.world import WorldModel
 
 
@@ -183,6 +186,10 @@ def offer(
             scene.held,
         )
     fresh = set_aside(candidates, verbs, world, scene)
+    # a put of the thing the task states that the score did not reward: tried, taken back
+    tried = unscored_puts(world, verbs, goal)
+    fresh = [a for a in fresh if str(a) not in tried]
+    fresh += [a for a in retake(candidates, verbs, world, tried) if a not in fresh]
     # the told way to a place the task names, not been in since the score rose: no loop
     looped = set(loop_actions(world.path))
     way = [a for _, a in task_way(candidates, verbs, world, scene)]
@@ -441,13 +448,76 @@ def promote(
         (a for a in ranked if a.verb in many), key=lambda a: (many[a.verb], -near.get(str(a), 0))
     )
     # a held thing the task names with no act ("missing a polished vase"): where it goes,
-    # nearest to the task's words first
+    # nearest to the task's words first; put where the score did not rise, it is taken back,
+    # and with nowhere left here to put it, the way to the nearest place with one untried
+    tried = unscored_puts(world, verbs, goal)
+    asked = asked or retake(ranked, verbs, world, tried)
     asked = asked or sorted(
         state_relations(ranked, verbs, goal, scene.held), key=lambda a: -near.get(str(a), 0)
     )
+    asked = asked or put_moves(ranked, verbs, world, scene, routes, goal, tried)
     if scene.full:  # the world offers no take until a held thing nothing left needs is put down
         asked = asked or unneeded_puts(ranked, verbs, [*world.read(), goal], scene.held, left)[:1]
     return asked + [a for a in leads if a not in asked]
+
+
+def unscored_puts(world: WorldModel, verbs: Sequence[VerbSpec], task: str) -> set[str]:
+    """In a world that keeps a score, the puts done of a thing ``task`` names with no act
+    (:func:`state_named`: "missing a polished vase") after which the score did not rise:
+    the vase's place was not that one."""
+    if world.score is None:
+        return set()
+    puts = meanings(verbs).puts
+    out: set[str] = set()
+    for action in world.done:
+        verb, args = parsed(action)
+        if verb in puts and len(args) > 1 and action not in world.rose:
+            out |= {action} if state_named(task, verbs, args[:1]) else set()
+    return out
+
+
+def retake(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    tried: Collection[str],
+) -> list[Action]:
+    """The take of the thing the newest change put down where the score did not rise
+    (``tried``, :func:`unscored_puts`): the next place is tried with it in hand."""
+    if not world.done or world.done[-1] not in tried:
+        return []
+    thing = parsed(world.done[-1])[1][:1]
+    takes = meanings(verbs).takes
+    return [a for a in candidates if a.verb in takes and a.args[:1] == thing]
+
+
+def put_moves(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    scene: Scene,
+    routes: Sequence[Route],
+    task: str,
+    tried: Collection[str],
+) -> list[Action]:
+    """While a held thing ``task`` names with no act can be put nowhere here, the move
+    toward the nearest place where a put onto a thing not ``tried`` with it was offered
+    (``WorldModel.put_onto``): the vase held in a garden of no shelf."""
+    stated = state_named(task, verbs, scene.held)
+    if not stated:
+        return []
+    done = {(parsed(t)[1][0], parsed(t)[1][-1]) for t in tried}
+    places = {
+        at
+        for onto, at in world.put_onto.items()
+        if at != scene.place and any((thing, onto) not in done for thing in stated)
+    }
+    far = hops(routes, scene.place)
+    for at in sorted(places, key=lambda p: (far.get(p, len(far) + 1), p)):
+        move = move_to(at, candidates, verbs, here=scene.place, layout=world.layout())
+        if move is not None:
+            return [move]
+    return []
 
 
 def cut(

@@ -363,12 +363,19 @@ def state_relations(
     vase is the goal, and where it goes makes it): which relation is the robot's judgement,
     which how near the other thing is to the task's words informs."""
     moves = meanings(verbs).moves
+    named = state_named(task, verbs, held)
+    return [a for a in candidates if a.verb not in moves and len(a.args) > 1 and a.args[0] in named]
+
+
+def state_named(task: str, verbs: Sequence[VerbSpec], things: Collection[str]) -> set[str]:
+    """The ``things`` a sentence of ``task`` that names no act of the API names, every word
+    ("It's only missing a polished vase": the vase, its state the goal)."""
     named: set[str] = set()
     for sentence in SENTENCE.split(task):
         said = words(sentence)
         if said and not named_verbs(sentence, verbs):
-            named |= {h for h in held if words(h) and words(h) <= said}
-    return [a for a in candidates if a.verb not in moves and len(a.args) > 1 and a.args[0] in named]
+            named |= {t for t in things if words(t) and words(t) <= said}
+    return named
 
 
 def _things_after(said: Sequence[str], core: Sequence[str]) -> list[tuple[int, str]]:

@@ -21,6 +21,7 @@ from robomemory.grounding.frontier import (
     untaken_exits,
     update_acts_at,
     update_layout,
+    update_put_onto,
     update_seen,
 )
 from robomemory.grounding.loops import extend_path, refusal
@@ -60,6 +61,10 @@ class WorldModel(BaseModel):
     )
     acts_at: dict[str, str] = Field(
         default_factory=dict, description="act on nothing -> place where it was last offered"
+    )
+    put_onto: dict[str, str] = Field(
+        default_factory=dict,
+        description="thing a held one can be put onto or into -> place where last offered",
     )
     score: float | None = Field(default=None, description="the world's score after the last step")
     fell: list[str] = Field(
@@ -130,6 +135,7 @@ class WorldModel(BaseModel):
             exits=untaken_exits(self.exits, place, offered, verbs, path),
             seen=update_seen(self.seen, place, offered, verbs, held),
             acts_at=update_acts_at(self.acts_at, place, offered, verbs),
+            put_onto=update_put_onto(self.put_onto, place, offered, verbs),
             score=score,
             fell=fell,
             rose=rose,
