@@ -1665,6 +1665,12 @@ def test_what_an_alias_fixes_is_searched_for_until_seen():
     assert str(brief(baked, there, Scene("hall", ("red leg",), "", ())).candidates[0]) == (
         "navigate_to(attic)"
     )
+    # another verb offered on the leg (a paint no instruction asks): nothing left done, the
+    # search goes (the grill's search had waited on the offered cuts of a cut onion)
+    painted = ActionSpace(verbs=oven.verbs, candidates=[*oven.candidates, act("paint(red leg)")])
+    assert str(brief(painted, there, Scene("hall", ("red leg",), "", ())).candidates[0]) == (
+        "navigate_to(attic)"
+    )
     lying = model.model_copy(update={"seen": {"red leg": "hall"}})  # no take while full
     full = Scene("hall", ("red box",), "", (), hands=1)
     shown = brief(ActionSpace(verbs=verbs, candidates=moves), lying, full).candidates

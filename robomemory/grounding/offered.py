@@ -742,13 +742,12 @@ def searched_now(
 ) -> list[str]:
     """``missing``, or none while it is only what instructions' aliases fix (the kiln of
     "glaze the cup", used where it stands) and something ``left`` can be done here: an act
-    offered on a thing left acts on, or such a thing, or a tool a verb left needs, lying here
-    (a full hand lists no take). What can be done here is done before the search."""
+    offered that does an instruction left (:func:`does`), or a thing left acts on or a tool
+    a verb left needs lying here (a full hand lists no take). What can be done here is done
+    before the search."""
     fixed = {r for i in left for r in i.rest}
     if not missing or not set(missing) <= fixed:
         return list(missing)
-    meaning = meanings(verbs)
-    acting = meaning.moves | meaning.informs | set(meaning.reverses)
     place = scene.place
     # a tool to take, not what a verb is done at (an alias's fixed place: a kiln)
     stands = {frozenset(words(a)) for v in verbs for args in v.alias_args.values() for a in args}
@@ -757,13 +756,9 @@ def searched_now(
     things = {i.thing for i in left if i.thing} | tools
     lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
 
-    def asked(a: Action) -> bool:  # a verb left on its thing only where asked: glazed, not baked
-        mine = [i for i in left if (i.verb, i.thing) == (a.verb, a.args[0])]
-        return not mine or any(does(a, i) for i in mine)
-
-    doable = any(
-        a.verb not in acting and a.args and a.args[0] in things and asked(a) for a in candidates
-    )
+    # an act that does an instruction left, where its alias asks (glazed, not baked; another
+    # act on its thing, a cut done already, is none: the grill's search had waited on it)
+    doable = any(does(a, i) for a in candidates if a.args for i in left if i.thing)
     return [] if things & lying or doable else list(missing)
 
 
