@@ -4,7 +4,8 @@ words and the actions it offers (pure; the graph's state holds it under one key,
 It is the fifth memory beside the paper's four: symbolic, exact and short-lived (one task).
 What was read that the task depends on (notes), what was done, what each thing was last said
 to be (states), the task's path of world states (loops), the moves not taken from each place
-(search), where each thing was last offered (fetch) and where each act on nothing was offered.
+(search), where each thing was last offered (fetch), where each act on nothing was offered and
+where a held thing could be put onto each other thing.
 """
 
 from __future__ import annotations
