@@ -1826,10 +1826,13 @@ def test_the_thing_the_next_instruction_acts_on_is_taken_where_its_act_is_not_of
     model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "notes": [note]})
     space = ActionSpace(verbs=VERBS, candidates=offered)
     task = "Read the folder."
-    assert str(brief(space, model, Scene("hall", (), task, ())).candidates[0]) == "pick_up(red leg)"
+    shown = brief(space, model, Scene("hall", (), task, ()))
+    assert str(shown.candidates[0]) == "pick_up(red leg)"
+    assert shown.take_first == ["glue the red leg", "pick_up(red leg)"]  # the planner is told
+    assert "To glue the red leg, first: pick_up(red leg)" in planner_user("", shown, space)
     held = ActionSpace(verbs=VERBS, candidates=[*offered[:3], act("glue(red leg)")])
     shown = brief(held, model, Scene("hall", ("red leg",), task, ()))
-    assert str(shown.candidates[0]) == "glue(red leg)"
+    assert str(shown.candidates[0]) == "glue(red leg)" and shown.take_first == []
     glued = model.model_copy(update={"done": ["glue(red leg)"]})
     shown = brief(held, glued, Scene("hall", ("red leg",), task, ()))
     assert str(shown.candidates[0]) == "pick_up(blue chair)"

@@ -23,6 +23,7 @@ from robomemory.grounding.offered import (
     offer,
     search_moves,
     searched_now,
+    take_for_next,
     task_way,
     wanted_things,
 )
@@ -81,6 +82,11 @@ class Briefing(BaseModel):
     )
     here: list[str] = Field(
         default_factory=list, description="every place visited: the things here to choose from"
+    )
+    take_first: list[str] = Field(
+        default_factory=list,
+        description="[the next instruction, the take of its thing that leads the list], "
+        "while its act is not offered",
     )
     full: list[str] = Field(
         default_factory=list,
@@ -156,6 +162,8 @@ def brief(
         unneeded_puts(offered, verbs, [*world.read(), goal], scene.held, left) if scene.full else []
     )
     possible = {str(a) for a in space.candidates}
+    take = take_for_next(offered, left, scene.held, verbs)
+    take = take if take and offered and str(offered[0]) == take[1] else None
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
     described, unvisited, here = finding(space, world, scene.task)
@@ -178,6 +186,7 @@ def brief(
         described=described,
         unvisited=unvisited,
         here=here,
+        take_first=list(take or ()),
         full=list(scene.held) if scene.full else [],
         free=free[0].args[0] if free else None,
         elsewhere=(

@@ -571,17 +571,44 @@ def next_instructed(
     offered, the take (a verb of ``takes``) of its thing while not ``held``. A read's own
     narration ("You open the copy of ...") had put every open ahead of the act the notes
     asked, and a thing to cut that lay untaken was examined around for 15 steps."""
+    return [a for _, a in next_instructions(candidates, left, held, takes)]
+
+
+def take_for_next(
+    candidates: Sequence[Action],
+    left: Sequence[Instruction],
+    held: Collection[str],
+    verbs: Sequence[VerbSpec],
+) -> tuple[str, str] | None:
+    """(the instruction, the take) where what :func:`next_instructed` leads with is the take
+    of the thing of an instruction whose act is not offered yet: the planner is told why
+    (led by the take of the onion to dice, the 1.5B model walked off to find the grill that
+    the instruction before it named)."""
+    takes = meanings(verbs).takes
+    found = next_instructions(candidates, left, held, takes)
+    if found and found[0][1].verb in takes and found[0][0].verb not in takes:
+        return found[0][0].phrase, str(found[0][1])
+    return None
+
+
+def next_instructions(
+    candidates: Sequence[Action],
+    left: Sequence[Instruction],
+    held: Collection[str] = (),
+    takes: Collection[str] = (),
+) -> list[tuple[Instruction, Action]]:
+    """(instruction, candidate) pairs of :func:`next_instructed`."""
     first: set[str] = set()
     for ins in left:
         if not ins.thing or ins.thing in first:
             continue
         first.add(ins.thing)
         if found := [a for a in candidates if does(a, ins)]:
-            return found
+            return [(ins, a) for a in found]
         if ins.thing not in held and (
             found := [a for a in candidates if a.verb in takes and a.args[:1] == [ins.thing]]
         ):
-            return found
+            return [(ins, a) for a in found]
     return []
 
 

@@ -134,7 +134,8 @@ def planner_user(
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
-    would loop, what is left to do, that the hands are full, what is not seen yet and where
+    would loop, what is left to do, the take the next of it needs first, that the hands are
+    full, what is not seen yet and where
     to look, what is needed from elsewhere and the way there, the undo of what lowered the
     score, the way to a place the task names not visited yet (where the world told its ways),
     what the task only describes and where it may be (a small model weighs the end most)."""
@@ -144,6 +145,8 @@ def planner_user(
         parts.append(looped_line(b.looped))
     if b.left:
         parts.append(left_line(b.left))
+    if b.take_first:
+        parts.append(take_line(b.take_first))
     if b.full:
         parts.append(full_line(b.full, b.free))
     if b.missing:
@@ -182,6 +185,13 @@ def left_line(left: Sequence[str]) -> str:
     planner's prompt: read last, an instruction is followed (the manual's next step, the last one)
     where the model would otherwise go on with the pattern of its last actions."""
     return f"Left to do: {', '.join(left)}"
+
+
+def take_line(take_first: Sequence[str]) -> str:
+    """The next instruction left and the take of its thing that leads the list: led by the
+    take alone, a small model went on with the instruction listed before it (off to find a
+    grill) and left the onion to dice lying there."""
+    return f"To {take_first[0]}, first: {take_first[1]}"
 
 
 def full_line(held: Sequence[str], free: str | None) -> str:
