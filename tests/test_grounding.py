@@ -1519,6 +1519,13 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
     stools = ActionSpace(verbs=verbs, candidates=[*chair.candidates, act("inspect(green stool)")])
     assert str(brief(stools, painted, both).candidates[0]) == "drop(blue chair)"
     assert str(brief(stools, model, both).candidates[0]) != "drop(blue chair)"
+    # a tool a verb left needs, not held, wants a hand too: what is done is put down
+    sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
+    rasp = ActionSpace(verbs=[*verbs, sand], candidates=[*chair.candidates, act("inspect(rasp)")])
+    sanded = Scene(
+        "hall", ("red leg", "blue chair"), "Paint the blue chair, then sand the red leg.", (), 2
+    )
+    assert str(brief(rasp, painted, sanded).candidates[0]) == "drop(blue chair)"
     kept = brief(chair, painted, both._replace(task=task))
     assert not {"drop(red leg)", "drop(blue chair)"} & {str(a) for a in kept.candidates}
     assert kept.free is None
@@ -1836,6 +1843,16 @@ def test_the_thing_the_next_instruction_acts_on_is_taken_where_its_act_is_not_of
     glued = model.model_copy(update={"done": ["glue(red leg)"]})
     shown = brief(held, glued, Scene("hall", ("red leg",), task, ()))
     assert str(shown.candidates[0]) == "pick_up(blue chair)"
+    # a verb that needs a tool: the tool is taken first (three things to cut taken first had
+    # filled the hands the knife needed), held or not the thing; the tool in hand, the thing
+    sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
+    tools = ActionSpace(verbs=[*VERBS, sand], candidates=[*offered, act("pick_up(rasp)")])
+    rasp = model.model_copy(update={"notes": ["inspect(folder): sand the red leg"]})
+    for hold in ((), ("red leg",)):
+        shown = brief(tools, rasp, Scene("hall", hold, task, ()))
+        assert shown.take_first == ["sand the red leg", "pick_up(rasp)"]
+    shown = brief(tools, rasp, Scene("hall", ("rasp",), task, ()))
+    assert str(shown.candidates[0]) == "pick_up(red leg)"
 
 
 def test_a_thing_no_text_names_is_not_taken_again_once_dropped():

@@ -19,6 +19,7 @@ from robomemory.grounding.offered import (
     Scene,
     Wanted,
     goal_of,
+    known_here,
     missing_things,
     offer,
     search_moves,
@@ -159,7 +160,11 @@ def brief(
         left=left,
     )
     free = (
-        unneeded_puts(offered, verbs, [*world.read(), goal], scene.held, left) if scene.full else []
+        unneeded_puts(
+            offered, verbs, [*world.read(), goal], scene.held, left, known_here(world, offered)
+        )
+        if scene.full
+        else []
     )
     possible = {str(a) for a in space.candidates}
     take = take_for_next(offered, left, scene.held, verbs)

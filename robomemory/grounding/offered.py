@@ -67,7 +67,7 @@ from robomemory.grounding.ranking import (
     takes_unasked,
     takes_unneeded,
     things_to_take,
-    tools_here,
+    tools_of,
     unneeded_puts,
 )
 from robomemory.grounding.spent import (
@@ -234,7 +234,14 @@ def offer(
         texts = [*world.read(), goal]
         anywhere = scene.hands is None  # only a drop: a put onto a place may be how an act is done
         kept = held_for_later(
-            kept, verbs, texts, scene.held, left, full=scene.full, dropped_only=anywhere
+            kept,
+            verbs,
+            texts,
+            scene.held,
+            left,
+            full=scene.full,
+            dropped_only=anywhere,
+            things=known_here(world, candidates),
         )
     ranked = by_relevance(kept, world.read(), verbs, avoid=last, prefer=set(lessons[0]), task=goal)
     leads = promote(
@@ -439,7 +446,7 @@ def promote(
     goal = task if goal is None else goal
     asked = task_asked(ranked, verbs, goal)[:1]  # the goal itself, once it can be done
     # what is left, done here in its order, or its thing taken
-    asked = asked or next_instructed(ranked, left, scene.held, meaning.takes)[:1]
+    asked = asked or next_instructed(ranked, left, scene.held, verbs)[:1]
     asked = asked or carried(ranked, verbs, world, goal, scene.held)[:1]
     # "pick up objects, then place them": any thing is one; the task's order, nearest first
     many = {v: i for i, v in enumerate(class_verbs(goal, verbs))}
@@ -457,7 +464,9 @@ def promote(
     )
     asked = asked or put_moves(ranked, verbs, world, scene, routes, goal, tried)
     if scene.full:  # the world offers no take until a held thing nothing left needs is put down
-        asked = asked or unneeded_puts(ranked, verbs, [*world.read(), goal], scene.held, left)[:1]
+        things = known_here(world, ranked)
+        texts = [*world.read(), goal]
+        asked = asked or unneeded_puts(ranked, verbs, texts, scene.held, left, things)[:1]
     return asked + [a for a in leads if a not in asked]
 
 
@@ -520,6 +529,11 @@ def put_moves(
     return []
 
 
+def known_here(world: WorldModel, candidates: Sequence[Action]) -> list[str]:
+    """The things the world model has seen and the candidates name: a tool wanted is one."""
+    return list(dict.fromkeys([*world.seen, *(n for a in candidates for n in a.args)]))
+
+
 def cut(
     ordered: Sequence[Action], limit: int, verbs: Sequence[VerbSpec], task: str, head: int
 ) -> list[Action]:
@@ -563,15 +577,16 @@ def next_instructed(
     candidates: Sequence[Action],
     left: Sequence[Instruction],
     held: Collection[str] = (),
-    takes: Collection[str] = (),
+    verbs: Sequence[VerbSpec] = (),
 ) -> list[Action]:
     """The candidates that do the first instruction ``left`` one of them does: its verb on
     its thing, at the arguments its alias fixes ("glaze the cup": at the kiln), each
     thing's instructions in the texts' order (its first left only); or, where none is
-    offered, the take (a verb of ``takes``) of its thing while not ``held``. A read's own
-    narration ("You open the copy of ...") had put every open ahead of the act the notes
-    asked, and a thing to cut that lay untaken was examined around for 15 steps."""
-    return [a for _, a in next_instructions(candidates, left, held, takes)]
+    offered, the take of a tool its verb needs (:func:`tools_of`), else of its thing, while
+    not ``held``. A read's own narration ("You open the copy of ...") had put every open
+    ahead of the act the notes asked, a thing to cut that lay untaken was examined around
+    for 15 steps, and three things to cut taken first filled the hands the knife needed."""
+    return [a for _, a in next_instructions(candidates, left, held, verbs)]
 
 
 def take_for_next(
@@ -585,7 +600,7 @@ def take_for_next(
     (led by the take of the onion to dice, the 1.5B model walked off to find the grill that
     the instruction before it named)."""
     takes = meanings(verbs).takes
-    found = next_instructions(candidates, left, held, takes)
+    found = next_instructions(candidates, left, held, verbs)
     if found and found[0][1].verb in takes and found[0][0].verb not in takes:
         return found[0][0].phrase, str(found[0][1])
     return None
@@ -595,9 +610,11 @@ def next_instructions(
     candidates: Sequence[Action],
     left: Sequence[Instruction],
     held: Collection[str] = (),
-    takes: Collection[str] = (),
+    verbs: Sequence[VerbSpec] = (),
 ) -> list[tuple[Instruction, Action]]:
     """(instruction, candidate) pairs of :func:`next_instructed`."""
+    takes = meanings(verbs).takes
+    offered = {a.args[0]: a for a in candidates if a.verb in takes and a.args}
     first: set[str] = set()
     for ins in left:
         if not ins.thing or ins.thing in first:
@@ -605,10 +622,13 @@ def next_instructions(
         first.add(ins.thing)
         if found := [a for a in candidates if does(a, ins)]:
             return [(ins, a) for a in found]
-        if ins.thing not in held and (
-            found := [a for a in candidates if a.verb in takes and a.args[:1] == [ins.thing]]
-        ):
-            return [(ins, a) for a in found]
+        tools = tools_of(verbs, [ins], [*offered, *held])
+        tools = set() if tools & set(held) else tools  # the tool in hand: its thing next
+        found = [offered[t] for t in sorted(tools) if t in offered][:1]
+        if ins.thing not in held:
+            found = found or ([offered[ins.thing]] if ins.thing in offered else [])
+        if found:
+            return [(ins, found[0])]
     return []
 
 
@@ -777,9 +797,7 @@ def searched_now(
         return list(missing)
     place = scene.place
     # a tool to take, not what a verb is done at (an alias's fixed place: a kiln)
-    stands = {frozenset(words(a)) for v in verbs for args in v.alias_args.values() for a in args}
-    tools = tools_here(world.seen, place, verbs, left)
-    tools = {t for t in tools if frozenset(words(t)) not in stands}
+    tools = tools_of(verbs, left, [t for t, at in world.seen.items() if at == place])
     things = {i.thing for i in left if i.thing} | tools
     lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
 

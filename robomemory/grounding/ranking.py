@@ -440,12 +440,13 @@ def unneeded_puts(
     texts: Sequence[str],
     held: Collection[str],
     left: Sequence[Instruction] = (),
+    things: Collection[str] = (),
 ) -> list[Action]:
     """The candidates that put down (undo a take) a ``held`` thing what is ``left`` to do
     does not name or need (a verb left needs what its description says, "cut: needs a held
     blade", offered now or not: the blade put down, the cut offered with it is gone), those
     of a thing no text names first: what a full hand can give up (a thing whose acts are
-    done can be taken again when it is needed)."""
+    done can be taken again when it is needed); ``things``: those known (its tools wanted)."""
     puts = meanings(verbs).puts
     said = [word_list(text) for text in texts]
     acted = [word_list(x) for ins in left for x in (ins.thing or "", *ins.rest) if x]
@@ -453,7 +454,7 @@ def unneeded_puts(
     # while no act left is on a thing not held, a thing a text names (not one it only asks to
     # read) stays held: an act on nothing left may use it (a full hand had put back and taken
     # what the act was to use); else a thing whose acts are done frees a hand for the next
-    whole = bool(left) and not take_wanted(left, held)
+    whole = bool(left) and not take_wanted(left, held, verbs, things)
     kept = {h for h in held if whole and _named(h, said)} - _only_read(texts, verbs, list(held))
     free = [
         a
@@ -504,18 +505,6 @@ def _only_read(texts: Sequence[str], verbs: Sequence[VerbSpec], names: Sequence[
     return {t for t in read - {i.thing for i in asked if i.verb not in informs} if t}
 
 
-def tools_here(
-    seen: Mapping[str, str],
-    place: str | None,
-    verbs: Sequence[VerbSpec],
-    left: Sequence[Instruction],
-) -> set[str]:
-    """The things ``seen`` at ``place`` that a verb ``left`` needs (its description: "needs a
-    held blade")."""
-    needed = _tools_needed(verbs, left)
-    return {t for t, at in seen.items() if at == place and words(t) and words(t) <= needed}
-
-
 def _named(thing: str, phrases: Sequence[Sequence[str]]) -> bool:
     """Whether one of ``phrases`` holds ``thing``'s whole name: a red cup, not a red ball."""
     return any(holds(seq, word_list(thing)) for seq in phrases)
@@ -528,9 +517,35 @@ def _tools_needed(verbs: Sequence[VerbSpec], left: Sequence[Instruction]) -> set
     return {w for v in {ins.verb for ins in left} for w in words(described.get(v, "")) - words(v)}
 
 
-def take_wanted(left: Sequence[Instruction], held: Collection[str]) -> bool:
-    """Whether an instruction ``left`` acts on a thing not ``held``: a hand is wanted for it."""
-    return any(ins.thing is not None and ins.thing not in held for ins in left)
+def take_wanted(
+    left: Sequence[Instruction],
+    held: Collection[str],
+    verbs: Sequence[VerbSpec] = (),
+    things: Collection[str] = (),
+) -> bool:
+    """Whether an instruction ``left`` acts on a thing not ``held``, or a verb left needs a
+    tool of ``things`` not held (:func:`tools_of`): a hand is wanted for it (three
+    ingredients held, the knife to cut them was not, and nothing was put down)."""
+    if any(ins.thing is not None and ins.thing not in held for ins in left):
+        return True
+    return bool(tools_of(verbs, left, things) - set(held))
+
+
+def tools_of(
+    verbs: Sequence[VerbSpec], left: Sequence[Instruction], things: Collection[str]
+) -> set[str]:
+    """The ``things`` a verb ``left`` needs (its description: "needs a held blade"), not
+    where an alias's act is done (a kiln, an oven: used where it stands)."""
+    needed = _tools_needed(verbs, left)
+    stands = _stands(verbs)
+    return {
+        t for t in things if words(t) and words(t) <= needed and frozenset(words(t)) not in stands
+    }
+
+
+def _stands(verbs: Sequence[VerbSpec]) -> set[frozenset[str]]:
+    """The words of each place an alias fixes ("glaze": the kiln): used where it stands."""
+    return {frozenset(words(a)) for v in verbs for args in v.alias_args.values() for a in args}
 
 
 def held_for_later(
@@ -541,6 +556,7 @@ def held_for_later(
     left: Sequence[Instruction],
     full: bool = True,
     dropped_only: bool = False,
+    things: Collection[str] = (),
 ) -> list[Action]:
     """``candidates`` less the put-downs no text asks for of a held thing what is ``left``
     still acts on or needs, while a hand is free (not ``full``), a put-down of another held
@@ -549,8 +565,9 @@ def held_for_later(
     again what it held.
     ``dropped_only``: only the put-downs that name no place (a thing dropped where the robot
     stands; one put on a place may be how the act is done, warming it on a hot plate)."""
-    free = unneeded_puts(candidates, verbs, texts, held, left)
-    if full and not free and take_wanted(left, held):  # a hand must be freed for the next take
+    free = unneeded_puts(candidates, verbs, texts, held, left, things)
+    # a hand must be freed for the next take
+    if full and not free and take_wanted(left, held, verbs, things):
         return list(candidates)
     puts = meanings(verbs).puts
     if dropped_only:
