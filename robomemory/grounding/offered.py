@@ -161,7 +161,8 @@ def offer(
     ``wanted`` (:func:`missing_things`, :func:`wanted_things`) and ``left``
     (:func:`left_instructions`) when the caller has them;
     ``affinity``: how near an offered relation's two things are (:func:`class_relations`).
-    The planner, the critic and the baselines all see this list."""
+    The planner, the critic and the baselines all see this list; with no task, the goal a
+    read states stands for it (:func:`notes.goal_note`)."""
     scene = scene._replace(task=goal_note(scene.task, world.notes))
     if goal is None:
         goal = goal_of(candidates, verbs, world, scene)
@@ -406,11 +407,14 @@ def promote(
     thing what is left needs was last seen (:func:`fetch_moves`), else, with nothing
     searched for, the way to where the next act on nothing was offered (:func:`act_moves`).
     Before all of them the goal itself (:func:`task_asked`; ``goal`` is the task with its
-    pick, :func:`with_pick`), or while it cannot be done here, the take of the thing it
-    moves (:func:`carried`), or the acts it asks of a class of things (:func:`class_verbs`;
-    a verb's relations nearest first by ``near``: a thing's usual place), or with the hands
-    full (``Scene.full``), putting down a held thing what is ``left`` does not need
-    (:func:`unneeded_puts`)."""
+    pick, :func:`with_pick`), or the act that does the next instruction ``left``, or the
+    take it needs first (:func:`next_instructed`), or while the goal cannot be done here,
+    the take of the thing it moves (:func:`carried`), or the acts it asks of a class of
+    things (:func:`class_verbs`; a verb's relations nearest first by ``near``: a thing's
+    usual place), or for a thing it states, its take back where the score did not rise
+    (:func:`retake`), its relations, or the way to a place to put it (:func:`put_moves`), or
+    with the hands full (``Scene.full``), putting down a held thing what is ``left`` does not
+    need (:func:`unneeded_puts`)."""
     meaning = meanings(verbs)
     task, place = scene.task, scene.place
     leads: list[Action] = []
