@@ -589,7 +589,7 @@ def next_instructed(
     offered, the take of a tool its verb needs (:func:`tools_of`), else of its thing, while
     not ``held``. A read's own narration ("You open the copy of ...") had put every open
     ahead of the act the notes asked, a thing to cut that lay untaken was examined around
-    for 15 steps, and three things to cut taken first filled the hands the knife needed."""
+    for 15 steps, and three things to cut taken first filled the hands the blade needed."""
     return [a for _, a in next_instructions(candidates, left, held, verbs)]
 
 
@@ -601,7 +601,7 @@ def take_for_next(
 ) -> tuple[str, str] | None:
     """(the instruction, the take) where what :func:`next_instructed` leads with is the take
     of the thing of an instruction whose act is not offered yet: the planner is told why
-    (led by the take of the onion to dice, the 1.5B model walked off to find the grill that
+    (led by the take of the thing to cut, the 1.5B model walked off to find the kiln that
     the instruction before it named)."""
     takes = meanings(verbs).takes
     found = next_instructions(candidates, left, held, verbs)
@@ -806,7 +806,7 @@ def searched_now(
     lying = {t for t, at in world.seen.items() if at == place and t not in scene.held}
 
     # an act that does an instruction left, where its alias asks (glazed, not baked; another
-    # act on its thing, a cut done already, is none: the grill's search had waited on it)
+    # act on its thing, a cut done already, is none: the kiln's search had waited on it)
     doable = any(does(a, i) for a in candidates if a.args for i in left if i.thing)
     return [] if things & lying or doable else list(missing)
 

@@ -525,7 +525,7 @@ def take_wanted(
 ) -> bool:
     """Whether an instruction ``left`` acts on a thing not ``held``, or a verb left needs a
     tool of ``things`` not held (:func:`tools_of`): a hand is wanted for it (three
-    ingredients held, the knife to cut them was not, and nothing was put down)."""
+    things held, the blade to cut them was not, and nothing was put down)."""
     if any(ins.thing is not None and ins.thing not in held for ins in left):
         return True
     return bool(tools_of(verbs, left, things) - set(held))
@@ -535,7 +535,7 @@ def tools_of(
     verbs: Sequence[VerbSpec], left: Sequence[Instruction], things: Collection[str]
 ) -> set[str]:
     """The ``things`` a verb ``left`` needs (its description: "needs a held blade"), not
-    where an alias's act is done (a kiln, an oven: used where it stands)."""
+    where an alias's act is done (a kiln: used where it stands)."""
     needed = _tools_needed(verbs, left)
     stands = _stands(verbs)
     return {

@@ -190,7 +190,7 @@ def left_line(left: Sequence[str]) -> str:
 def take_line(take_first: Sequence[str]) -> str:
     """The next instruction left and the take of its thing that leads the list: led by the
     take alone, a small model went on with the instruction listed before it (off to find a
-    grill) and left the onion to dice lying there."""
+    kiln) and left the thing to cut lying there."""
     return f"To {take_first[0]}, first: {take_first[1]}"
 
 
