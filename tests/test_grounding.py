@@ -1787,6 +1787,44 @@ def test_a_thing_the_task_states_is_put_where_the_score_rises_trying_place_after
     assert str(shown.candidates[0]) != "pick_up(blue cup)"
 
 
+def test_a_thing_the_task_states_seen_elsewhere_is_fetched_until_put_down():
+    """ "It's only missing a polished blue cup", the cup seen in the attic: from the hall the
+    way to the attic leads; in the attic its take (not a read of the cup) leads; once put
+    down, the task's own take rule decides (a world of no score takes nothing back)."""
+    task = "The party is almost ready! It's only missing a polished blue cup."
+    routes = [Route("hall", "north", "attic")]
+    seen = {"seen": {"blue cup": "attic", "shelf": "hall"}}
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], **seen})
+    hall = [act("inspect(shelf)"), act("navigate_to(yard)"), act("navigate_to(attic)")]
+    shown = brief(
+        ActionSpace(verbs=VERBS, candidates=hall), model, Scene("hall", (), task), routes=routes
+    )
+    assert str(shown.candidates[0]) == "navigate_to(attic)"
+    attic = [act("inspect(blue cup)"), act("navigate_to(hall)"), act("pick_up(blue cup)")]
+    shown = brief(ActionSpace(verbs=VERBS, candidates=attic), model, Scene("attic", (), task))
+    assert str(shown.candidates[0]) == "pick_up(blue cup)"
+    put = "put_down_to(blue cup, shelf)"
+    path = [["", "S0", "attic"], ["pick_up(blue cup)", "S1", "attic"], [put, "S2", "hall"]]
+    dropped = model.model_copy(update={"path": path, "done": ["pick_up(blue cup)", put]})
+    back = [act("navigate_to(attic)"), act("pick_up(blue cup)"), act("inspect(shelf)")]
+    shown = brief(ActionSpace(verbs=VERBS, candidates=back), dropped, Scene("hall", (), task))
+    assert str(shown.candidates[0]) != "pick_up(blue cup)"
+
+
+def test_a_robot_told_no_task_reads_a_thing_it_can_take_before_a_fixture():
+    """With no task, the read of a thing the world offers to take (a note on a shelf) leads
+    the reads of fixtures: a robot that read the counter first walked on and never read the
+    note. With a task, the reads keep their rank."""
+    here = [act("inspect(shelf)"), act("navigate_to(attic)"), act("pick_up(note)")]
+    here.append(act("inspect(note)"))
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    shown = brief(ActionSpace(verbs=VERBS, candidates=here), model, Scene("hall", (), ""))
+    assert str(shown.candidates[0]) == "inspect(note)"
+    fixtures = [a for a in here if a.args != ["note"]]
+    shown = brief(ActionSpace(verbs=VERBS, candidates=fixtures), model, Scene("hall", (), ""))
+    assert str(shown.candidates[0]) == "inspect(shelf)"
+
+
 def test_the_next_instruction_left_that_can_be_done_here_leads():
     """The notes ask to paint the red leg, then glue it, then glaze the blue chair: the first
     act left that is offered leads (not the open a read's narration named first); a thing's

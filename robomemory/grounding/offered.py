@@ -422,6 +422,10 @@ def promote(
         reads = [
             a for a in ranked if a.verb in meaning.reads and (named_by(a, task) or not task.strip())
         ]
+        # first of a thing that can be taken: a note lies about, a fixture stays
+        movable = {a.args[0] for a in ranked if a.verb in meaning.takes and a.args}
+        if not task.strip():
+            reads.sort(key=lambda a: a.args[0] not in movable)
         ways = [a for a in ranked if a.verb in meaning.moves and a.args and named_by(a, task)]
         leads = reads[:1] + ways[:1]
     if missing or seek or not world.notes:
@@ -467,6 +471,7 @@ def promote(
         state_relations(ranked, verbs, goal, scene.held), key=lambda a: -near.get(str(a), 0)
     )
     asked = asked or put_moves(ranked, verbs, world, scene, routes, goal, tried)
+    asked = asked or stated_fetch(ranked, verbs, world, scene, goal)
     if scene.full:  # the world offers no take until a held thing nothing left needs is put down
         things = known_here(world, ranked)
         texts = [*world.read(), goal]
@@ -531,6 +536,36 @@ def put_moves(
         if move is not None:
             return [move]
     return []
+
+
+def stated_fetch(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    scene: Scene,
+    task: str,
+) -> list[Action]:
+    """The thing ``task`` states with no act (:func:`stated_things`: "only missing a polished
+    vase"), seen and not held, never put down this task: its take where it is offered, else
+    the way to where it was last seen (:func:`fetch_moves`; a vase seen in the garden had
+    been left there for 26 steps). Once put down, :func:`retake` decides."""
+    stated = [(words(t), word_list(t)[-1]) for t in stated_things(task, verbs)]
+    meaning = meanings(verbs)
+    put = {parsed(d)[1][0] for d in world.done if parsed(d)[0] in meaning.puts and parsed(d)[1]}
+    things = [
+        n
+        for n in world.seen
+        if n not in scene.held
+        and n not in put
+        and any(words(n) <= said and last in words(n) for said, last in stated)
+    ]
+    takes = [a for a in candidates if a.verb in meaning.takes and a.args and a.args[0] in things]
+    if takes:
+        return takes[:1]
+    seen, layout = world.seen, world.layout()
+    return fetch_moves(
+        things, candidates, verbs, here=scene.place, seen=seen, held=scene.held, layout=layout
+    )[:1]
 
 
 def known_here(world: WorldModel, candidates: Sequence[Action]) -> list[str]:
