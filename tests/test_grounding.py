@@ -1540,6 +1540,41 @@ def test_full_hands_lead_with_putting_down_what_no_text_needs():
         assert "drop(rasp)" not in {str(a) for a in hand.candidates}
 
 
+def test_full_hands_with_every_held_thing_needed_make_room_for_the_tool_lying_here():
+    """Three things held, each an instruction left acts on, the rasp the sanding needs lying
+    here (the world lists no take while the hands are full): the put-down of the thing needed
+    last leads (three things to cut held, the blade on the table, nothing had been put down)."""
+    drop = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
+    sand = VerbSpec(name="sand", arg_kinds=["object"], description="needs a held rasp")
+    verbs = [*VERBS, drop, sand]
+    task = "Sand the red leg, then sand the blue chair, then paint the green stool."
+    held = ("green stool", "red leg", "blue chair")
+    offered = [act(f"drop({h})") for h in held]
+    offered += [act("inspect(rasp)"), act("navigate_to(attic)")]
+    space = ActionSpace(verbs=verbs, candidates=offered)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]], "seen": {"rasp": "hall"}})
+    shown = brief(space, model, Scene("hall", held, task, (), hands=3))
+    assert str(shown.candidates[0]) == "drop(green stool)"
+    away = model.model_copy(update={"seen": {"rasp": "attic"}})  # no tool here: none is freed
+    assert brief(space, away, Scene("hall", held, task, (), hands=3)).candidates[0].verb != "drop"
+
+
+def test_an_act_on_nothing_waits_for_the_instructions_before_it():
+    """ "Paint the red leg, then assemble.": while the paint is left, the assembly (an act on
+    nothing the world offers anyway) ranks last, not withheld; once painted, it does not."""
+    verbs = [*VERBS, ASSEMBLE]
+    task = "Paint the red leg, then assemble."
+    offered = [act("assemble()"), act("inspect(red leg)"), act("navigate_to(attic)")]
+    offered.append(act("inspect(shelf)"))
+    space = ActionSpace(verbs=verbs, candidates=offered)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    shown = [str(a) for a in brief(space, model, Scene("hall", (), task)).candidates]
+    assert shown[-1] == "assemble()"
+    painted = model.model_copy(update={"done": ["paint(red leg)"]})
+    shown = [str(a) for a in brief(space, painted, Scene("hall", (), task)).candidates]
+    assert shown[-1] != "assemble()"
+
+
 def test_limited_hands_take_only_what_a_text_names_or_an_act_left_needs():
     """With the hands limited, a take of a thing no text names spends a hand (and a step to
     free it): not offered while something is left to do; a take of a named thing, or of the

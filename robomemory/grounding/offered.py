@@ -61,6 +61,7 @@ from robomemory.grounding.ranking import (
     irreversible_unnamed,
     needs_of,
     relations_for_others,
+    room_for_tool,
     state_named,
     state_relations,
     stated_things,
@@ -69,6 +70,7 @@ from robomemory.grounding.ranking import (
     things_to_take,
     tools_of,
     unneeded_puts,
+    waiting_acts,
 )
 from robomemory.grounding.spent import (
     fresh_candidates,
@@ -220,6 +222,7 @@ def offer(
     kept, last = withhold(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
     )
+    last |= {str(a) for a in waiting_acts(kept, left or ())}  # the meal after its things
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
@@ -476,6 +479,8 @@ def promote(
         things = known_here(world, ranked)
         texts = [*world.read(), goal]
         asked = asked or unneeded_puts(ranked, verbs, texts, scene.held, left, things)[:1]
+        lying = [t for t, at in world.seen.items() if at == place]
+        asked = asked or room_for_tool(ranked, verbs, scene.held, left, lying)[:1]
     return asked + [a for a in leads if a not in asked]
 
 

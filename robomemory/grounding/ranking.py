@@ -469,6 +469,41 @@ def unneeded_puts(
     return sorted(free, key=lambda a: _named(a.args[0], said))
 
 
+def room_for_tool(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    held: Collection[str],
+    left: Sequence[Instruction],
+    lying: Collection[str],
+) -> list[Action]:
+    """With the hands full and a tool a verb ``left`` needs lying here (``lying``, not held;
+    the world lists no take while every hand is used): the put-down of the held thing whose
+    first instruction left comes last, the one needed latest (three things to cut held, the
+    blade on the table, nothing was put down and the cut never came)."""
+    if not tools_of(verbs, left, [t for t in lying if t not in held]):
+        return []
+    puts = meanings(verbs).puts
+    order: dict[str, int] = {}
+    for k, ins in enumerate(left):
+        if ins.thing is not None:
+            order.setdefault(ins.thing, k)
+    free = [a for a in candidates if a.verb in puts and len(a.args) == 1 and a.args[0] in held]
+    free = free or [a for a in candidates if a.verb in puts and a.args and a.args[0] in held]
+    return sorted(free, key=lambda a: -order.get(a.args[0], len(left)))
+
+
+def waiting_acts(candidates: Sequence[Action], left: Sequence[Instruction]) -> list[Action]:
+    """The acts on nothing that do an instruction ``left`` after one on a thing still left
+    ("prepare meal" after "dice the pork chop"): the instructions are written in the order
+    they are done; ranked last, not withheld (the world had answered "Something still needs
+    to be cut" three times)."""
+    waiting: set[str] = set()
+    for k, ins in enumerate(left):
+        if ins.on_nothing and any(i.thing is not None for i in left[:k]):
+            waiting.add(ins.verb)
+    return [a for a in candidates if not a.args and a.verb in waiting]
+
+
 def takes_unneeded(
     candidates: Sequence[Action],
     verbs: Sequence[VerbSpec],
