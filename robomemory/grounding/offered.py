@@ -222,7 +222,7 @@ def offer(
     kept, last = withhold(
         fresh, verbs, world.read(), scene.task, lessons, held=scene.held, refused=refused
     )
-    last |= {str(a) for a in waiting_acts(kept, left or ())}  # the meal after its things
+    last |= {str(a) for a in waiting_acts(kept, left or ())}  # the assembly after its parts
     if goal != scene.task:  # after the pick: its relation's verb on the thing picked only
         other = set(relations_unasked(kept, verbs, world, goal))
         kept = [a for a in kept if str(a) not in other] if len(other) < len(kept) else kept
@@ -552,7 +552,7 @@ def stated_fetch(
 ) -> list[Action]:
     """The thing ``task`` states with no act (:func:`stated_things`: "only missing a polished
     vase"), seen and not held, never put down this task: its take where it is offered, else
-    the way to where it was last seen (:func:`fetch_moves`; a vase seen in the garden had
+    the way to where it was last seen (:func:`fetch_moves`; a vase seen in the yard had
     been left there for 26 steps). Once put down, :func:`retake` decides."""
     stated = [(words(t), word_list(t)[-1]) for t in stated_things(task, verbs)]
     meaning = meanings(verbs)

@@ -478,8 +478,8 @@ def room_for_tool(
 ) -> list[Action]:
     """With the hands full and a tool a verb ``left`` needs lying here (``lying``, not held;
     the world lists no take while every hand is used): the put-down of the held thing whose
-    first instruction left comes last, the one needed latest (three things to cut held, the
-    blade on the table, nothing was put down and the cut never came)."""
+    first instruction left comes last, the one needed latest (three things to sand held, the
+    rasp on the table, nothing was put down and the sanding never came)."""
     if not tools_of(verbs, left, [t for t in lying if t not in held]):
         return []
     puts = meanings(verbs).puts
@@ -494,9 +494,9 @@ def room_for_tool(
 
 def waiting_acts(candidates: Sequence[Action], left: Sequence[Instruction]) -> list[Action]:
     """The acts on nothing that do an instruction ``left`` after one on a thing still left
-    ("prepare meal" after "dice the pork chop"): the instructions are written in the order
-    they are done; ranked last, not withheld (the world had answered "Something still needs
-    to be cut" three times)."""
+    ("assemble" after "sand the red leg"): the instructions are written in the order they
+    are done; ranked last, not withheld (the world had answered that a part was still to be
+    worked three times)."""
     waiting: set[str] = set()
     for k, ins in enumerate(left):
         if ins.on_nothing and any(i.thing is not None for i in left[:k]):
