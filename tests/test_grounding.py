@@ -1846,15 +1846,40 @@ def test_a_thing_the_task_states_seen_elsewhere_is_fetched_until_put_down():
     assert str(shown.candidates[0]) != "pick_up(blue cup)"
 
 
+def test_where_the_task_states_a_thing_no_other_thing_is_put_down():
+    """ "It's only missing a polished blue cup": its goal is the cup's state, so the puts of
+    the red box held with it are not offered (a robot put a milk, a key and a shovel on the
+    places it had tried its apple on); the cup's are. With limited hands, a put may free a hand:
+    offered."""
+    task = "The party is almost ready! It's only missing a polished blue cup."
+    offered = [act("put_down_to(red box, shelf)"), act("put_down_to(blue cup, shelf)")]
+    offered += [act("navigate_to(attic)"), act("inspect(shelf)")]
+    space = ActionSpace(verbs=VERBS, candidates=offered)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    held = ("red box", "blue cup")
+    shown = {str(a) for a in brief(space, model, Scene("hall", held, task)).candidates}
+    assert "put_down_to(red box, shelf)" not in shown and "put_down_to(blue cup, shelf)" in shown
+    told = {
+        str(a) for a in brief(space, model, Scene("hall", held, "Paint the red box.")).candidates
+    }
+    assert "put_down_to(red box, shelf)" in told  # a task that names an act: its own rules
+    limited = {str(a) for a in brief(space, model, Scene("hall", held, task, (), 3)).candidates}
+    assert "put_down_to(red box, shelf)" in limited
+
+
 def test_a_robot_told_no_task_reads_a_thing_it_can_take_before_a_fixture():
     """With no task, the read of a thing the world offers to take (a note on a shelf) leads
     the reads of fixtures: a robot that read the counter first walked on and never read the
-    note. With a task, the reads keep their rank."""
+    note; the planner is told to read it first. With a task, the reads keep their rank."""
     here = [act("inspect(shelf)"), act("navigate_to(attic)"), act("pick_up(note)")]
     here.append(act("inspect(note)"))
     model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
-    shown = brief(ActionSpace(verbs=VERBS, candidates=here), model, Scene("hall", (), ""))
-    assert str(shown.candidates[0]) == "inspect(note)"
+    space = ActionSpace(verbs=VERBS, candidates=here)
+    shown = brief(space, model, Scene("hall", (), ""))
+    assert str(shown.candidates[0]) == "inspect(note)" and shown.read_first == "inspect(note)"
+    told = "No task given: a text here may state it. Read first: inspect(note)"
+    assert told in planner_user("", shown, space)
+    assert brief(space, model, Scene("hall", (), "Paint the shelf.")).read_first is None
     fixtures = [a for a in here if a.args != ["note"]]
     shown = brief(ActionSpace(verbs=VERBS, candidates=fixtures), model, Scene("hall", (), ""))
     assert str(shown.candidates[0]) == "inspect(shelf)"

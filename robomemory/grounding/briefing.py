@@ -89,6 +89,9 @@ class Briefing(BaseModel):
         description="[the next instruction, the take of its thing that leads the list], "
         "while its act is not offered",
     )
+    read_first: str | None = Field(
+        default=None, description="told no task and none read: the read that leads the list"
+    )
     full: list[str] = Field(
         default_factory=list,
         description="what the robot holds when it holds as many things as it can (else none)",
@@ -192,6 +195,7 @@ def brief(
         unvisited=unvisited,
         here=here,
         take_first=list(take or ()),
+        read_first=read_first(offered, verbs, scene.task),
         full=list(scene.held) if scene.full else [],
         free=free[0].args[0] if free else None,
         elsewhere=(
@@ -200,6 +204,15 @@ def brief(
             else []
         ),
     )
+
+
+def read_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> str | None:
+    """Told no task (and no read kept for it, :func:`notes.goal_note`): the read that leads
+    ``offered``, which the planner is told to do first (shown the read of the note first,
+    the 1.5B model walked on twice and never read it)."""
+    if task.strip() or not offered or offered[0].verb not in meanings(verbs).reads:
+        return None
+    return str(offered[0])
 
 
 def lessons_off_moves(

@@ -233,6 +233,8 @@ def offer(
         dropped = dropped_before(world.path, verbs)
         unneeded = [a for a in unneeded if a.args[0] in dropped]
     spend = {str(a) for a in unneeded}
+    if scene.hands is None:  # the goal a state of the thing stated: another's put does nothing
+        spend |= {str(a) for a in others_put(kept, verbs, goal)}
     kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
     if left:  # what an act left needs stays held (a held cup dropped on the way to the shelf)
         texts = [*world.read(), goal]
@@ -554,16 +556,10 @@ def stated_fetch(
     vase"), seen and not held, never put down this task: its take where it is offered, else
     the way to where it was last seen (:func:`fetch_moves`; a vase seen in the yard had
     been left there for 26 steps). Once put down, :func:`retake` decides."""
-    stated = [(words(t), word_list(t)[-1]) for t in stated_things(task, verbs)]
     meaning = meanings(verbs)
     put = {parsed(d)[1][0] for d in world.done if parsed(d)[0] in meaning.puts and parsed(d)[1]}
-    things = [
-        n
-        for n in world.seen
-        if n not in scene.held
-        and n not in put
-        and any(words(n) <= said and last in words(n) for said, last in stated)
-    ]
+    stated = stated_of(task, verbs, world.seen)
+    things = [n for n in stated if n not in scene.held and n not in put]
     takes = [a for a in candidates if a.verb in meaning.takes and a.args and a.args[0] in things]
     if takes:
         return takes[:1]
@@ -571,6 +567,25 @@ def stated_fetch(
     return fetch_moves(
         things, candidates, verbs, here=scene.place, seen=seen, held=scene.held, layout=layout
     )[:1]
+
+
+def stated_of(task: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
+    """The ``names`` that are a thing ``task`` states with no act (:func:`stated_things`): a
+    name of its words only that holds its last word ("apple" of "a grilled apple")."""
+    stated = [(words(t), word_list(t)[-1]) for t in stated_things(task, verbs)]
+    return [n for n in names if any(words(n) <= said and last in words(n) for said, last in stated)]
+
+
+def others_put(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> list[Action]:
+    """Where ``task`` states a thing with no act (its goal that thing's state), the put-downs
+    of other things: they change nothing it asks (holding the apple the task stated, a robot
+    put a milk, a key and a shovel on the places it had tried the apple on)."""
+    if not stated_things(task, verbs):
+        return []
+    puts = meanings(verbs).puts
+    names = [a.args[0] for a in candidates if a.verb in puts and a.args]
+    stated = set(stated_of(task, verbs, names))
+    return [a for a in candidates if a.verb in puts and a.args and a.args[0] not in stated]
 
 
 def known_here(world: WorldModel, candidates: Sequence[Action]) -> list[str]:

@@ -134,8 +134,8 @@ def planner_user(
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
-    would loop, what is left to do, the take the next of it needs first, that the hands are
-    full, what is not seen yet and where
+    would loop, what is left to do, the take the next of it needs first, with no task the
+    read to do first, that the hands are full, what is not seen yet and where
     to look, what is needed from elsewhere and the way there, the undo of what lowered the
     score, the way to a place the task names not visited yet (where the world told its ways),
     what the task only describes and where it may be (a small model weighs the end most)."""
@@ -147,6 +147,8 @@ def planner_user(
         parts.append(left_line(b.left))
     if b.take_first:
         parts.append(take_line(b.take_first))
+    if b.read_first:
+        parts.append(f"No task given: a text here may state it. Read first: {b.read_first}")
     if b.full:
         parts.append(full_line(b.full, b.free))
     if b.missing:
