@@ -571,15 +571,15 @@ def stated_fetch(
 
 def stated_of(task: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
     """The ``names`` that are a thing ``task`` states with no act (:func:`stated_things`): a
-    name of its words only that holds its last word ("apple" of "a grilled apple")."""
+    name of its words only that holds its last word ("vase" of "a polished vase")."""
     stated = [(words(t), word_list(t)[-1]) for t in stated_things(task, verbs)]
     return [n for n in names if any(words(n) <= said and last in words(n) for said, last in stated)]
 
 
 def others_put(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> list[Action]:
     """Where ``task`` states a thing with no act (its goal that thing's state), the put-downs
-    of other things: they change nothing it asks (holding the apple the task stated, a robot
-    put a milk, a key and a shovel on the places it had tried the apple on)."""
+    of other things: they change nothing it asks (holding the vase the task stated, a robot
+    put a jug, a key and a rake on the places it had tried the vase on)."""
     if not stated_things(task, verbs):
         return []
     puts = meanings(verbs).puts
