@@ -1779,6 +1779,9 @@ def test_a_robot_told_no_task_reads_and_takes_the_goal_a_read_states():
     read = model.model_copy(update={"notes": [f"inspect(note): {said}"]})
     shown = brief(space, read, Scene("hall", (), "", ()))
     assert shown.missing == ["polished blue cup"] and str(shown.candidates[0]) == "open(red box)"
+    # an executor that names what its texts name: the note named the cup, nothing showed it
+    named = ActionSpace(verbs=VERBS, candidates=here, targets={"object": ["blue cup", "note"]})
+    assert brief(named, read, Scene("hall", (), "", ())).missing == ["polished blue cup"]
 
 
 def test_a_thing_the_task_states_is_put_where_the_score_rises_trying_place_after_place():
@@ -1865,6 +1868,25 @@ def test_where_the_task_states_a_thing_no_other_thing_is_put_down():
     assert "put_down_to(red box, shelf)" in told  # a task that names an act: its own rules
     limited = {str(a) for a in brief(space, model, Scene("hall", held, task, (), 3)).candidates}
     assert "put_down_to(red box, shelf)" in limited
+
+
+def test_holding_the_thing_the_task_states_the_planner_is_told_to_try_its_put_here():
+    """Holding the blue cup "only missing a polished blue cup" states, where its put-down leads
+    the list, the planner is told to try it (led by the put alone, a robot walked on); not
+    where the task names an act, nor for a thing the task does not state."""
+    task = "The party is almost ready! It's only missing a polished blue cup."
+    offered = [act("navigate_to(attic)"), act("inspect(shelf)")]
+    offered.append(act("put_down_to(blue cup, shelf)"))
+    space = ActionSpace(verbs=VERBS, candidates=offered)
+    model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
+    shown = brief(space, model, Scene("hall", ("blue cup",), task))
+    assert shown.put_first == "put_down_to(blue cup, shelf)" == str(shown.candidates[0])
+    told = "You hold what the task states. Try it here: put_down_to(blue cup, shelf)"
+    assert told in planner_user("", shown, space)
+    assert brief(space, model, Scene("hall", ("blue cup",), "Paint the shelf.")).put_first is None
+    other = [act("navigate_to(attic)"), act("put_down_to(red box, shelf)")]
+    space = ActionSpace(verbs=VERBS, candidates=other)
+    assert brief(space, model, Scene("hall", ("red box",), task)).put_first is None
 
 
 def test_a_robot_told_no_task_reads_a_thing_it_can_take_before_a_fixture():

@@ -24,6 +24,7 @@ from robomemory.grounding.offered import (
     offer,
     search_moves,
     searched_now,
+    stated_of,
     take_for_next,
     task_way,
     wanted_things,
@@ -91,6 +92,9 @@ class Briefing(BaseModel):
     )
     read_first: str | None = Field(
         default=None, description="told no task and none read: the read that leads the list"
+    )
+    put_first: str | None = Field(
+        default=None, description="the put-down of a held thing the task states that leads the list"
     )
     full: list[str] = Field(
         default_factory=list,
@@ -196,6 +200,7 @@ def brief(
         here=here,
         take_first=list(take or ()),
         read_first=read_first(offered, verbs, scene.task),
+        put_first=put_first(offered, verbs, scene.task),
         full=list(scene.held) if scene.full else [],
         free=free[0].args[0] if free else None,
         elsewhere=(
@@ -213,6 +218,15 @@ def read_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) 
     if task.strip() or not offered or offered[0].verb not in meanings(verbs).reads:
         return None
     return str(offered[0])
+
+
+def put_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> str | None:
+    """The put-down that leads ``offered`` where its thing is one ``task`` states with no act
+    (:func:`stated_of`: "only missing a grilled vase"), which the planner is told to try: led
+    by it alone, holding the vase where a put was offered, the 1.5B model walked on."""
+    if not offered or offered[0].verb not in meanings(verbs).puts or not offered[0].args:
+        return None
+    return str(offered[0]) if stated_of(task, verbs, offered[0].args[:1]) else None
 
 
 def lessons_off_moves(

@@ -817,7 +817,8 @@ def missing_things(
     (a world whose every look is a read), the things the ``task`` commits to by name
     (:func:`committed_things`: "First, focus on the thermometer" sends the search for the
     thermometer) that neither a known thing nor the executor's ``targets`` (what it has shown,
-    offered or not: a list capped per verb leaves a thing here out) name."""
+    offered or not: a list capped per verb leaves a thing here out) name; and the thing a task
+    of no act states (:func:`stated_things`) that no known thing names."""
     names = known_things(candidates, world.acted(), world.seen)
     read = " . ".join(world.read())
     found = [words(n) for n in [*names, *targets] if words(n)]
@@ -829,11 +830,13 @@ def missing_things(
         return list(dict.fromkeys([*unseen_things(read, verbs, names), *unseen]))
     committed = [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
     # a thing a task of no act states ("a polished vase") is seen once a name holding its last
-    # word and only its words is ("vase")
+    # word and only its words is ("vase"), shown by the world model: a target may be a name the
+    # goal's own text gave (a note "only missing a grilled vase" named it, nothing showed it)
+    shown = [words(n) for n in names if words(n)]
     stated = [
         t
         for t in stated_things(task, verbs)
-        if not any(k <= words(t) and word_list(t)[-1] in k for k in found)
+        if not any(k <= words(t) and word_list(t)[-1] in k for k in shown)
     ]
     return [*committed, *stated]
 

@@ -135,7 +135,8 @@ def planner_user(
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
     would loop, what is left to do, the take the next of it needs first, with no task the
-    read to do first, that the hands are full, what is not seen yet and where
+    read to do first, the put-down to try of a held thing the task states, that the hands are
+    full, what is not seen yet and where
     to look, what is needed from elsewhere and the way there, the undo of what lowered the
     score, the way to a place the task names not visited yet (where the world told its ways),
     what the task only describes and where it may be (a small model weighs the end most)."""
@@ -149,6 +150,8 @@ def planner_user(
         parts.append(take_line(b.take_first))
     if b.read_first:
         parts.append(f"No task given: a text here may state it. Read first: {b.read_first}")
+    if b.put_first:
+        parts.append(f"You hold what the task states. Try it here: {b.put_first}")
     if b.full:
         parts.append(full_line(b.full, b.free))
     if b.missing:
