@@ -1870,9 +1870,10 @@ def test_where_the_task_states_a_thing_no_other_thing_is_put_down():
     assert "put_down_to(red box, shelf)" in limited
 
 
-def test_holding_the_thing_the_task_states_the_planner_is_told_to_try_its_put_here():
+def test_the_planner_is_told_to_take_the_thing_the_task_states_and_try_it_where_held():
     """Holding the blue cup "only missing a polished blue cup" states, where its put-down leads
-    the list, the planner is told to try it (led by the put alone, a robot walked on); not
+    the list, the planner is told to try it (led by the put alone, a robot walked on), and no
+    read is offered (a robot read the seven things it held); lying here, to take it; not
     where the task names an act, nor for a thing the task does not state."""
     task = "The party is almost ready! It's only missing a polished blue cup."
     offered = [act("navigate_to(attic)"), act("inspect(shelf)")]
@@ -1880,13 +1881,22 @@ def test_holding_the_thing_the_task_states_the_planner_is_told_to_try_its_put_he
     space = ActionSpace(verbs=VERBS, candidates=offered)
     model = WorldModel.model_validate({"path": [["", "S0", "hall"]]})
     shown = brief(space, model, Scene("hall", ("blue cup",), task))
-    assert shown.put_first == "put_down_to(blue cup, shelf)" == str(shown.candidates[0])
+    assert shown.stated_first == ["put", "put_down_to(blue cup, shelf)"]
+    assert str(shown.candidates[0]) == "put_down_to(blue cup, shelf)"
+    assert "inspect(shelf)" not in {str(a) for a in shown.candidates}  # its goal: where it goes
     told = "You hold what the task states. Try it here: put_down_to(blue cup, shelf)"
     assert told in planner_user("", shown, space)
-    assert brief(space, model, Scene("hall", ("blue cup",), "Paint the shelf.")).put_first is None
-    other = [act("navigate_to(attic)"), act("put_down_to(red box, shelf)")]
+    assert not brief(space, model, Scene("hall", ("blue cup",), "Paint the shelf.")).stated_first
+    lying = [act("navigate_to(attic)"), act("inspect(shelf)"), act("pick_up(blue cup)")]
+    seen = model.model_copy(update={"seen": {"blue cup": "hall"}})
+    found = brief(ActionSpace(verbs=VERBS, candidates=lying), seen, Scene("hall", (), task))
+    assert found.stated_first == ["take", "pick_up(blue cup)"]
+    told = "What the task states lies here. Take it: pick_up(blue cup)"
+    assert told in planner_user("", found, space)
+    other = [act("navigate_to(attic)"), act("put_down_to(red box, shelf)"), act("inspect(shelf)")]
     space = ActionSpace(verbs=VERBS, candidates=other)
-    assert brief(space, model, Scene("hall", ("red box",), task)).put_first is None
+    unheld = brief(space, model, Scene("hall", ("red box",), task))
+    assert not unheld.stated_first and "inspect(shelf)" in {str(a) for a in unheld.candidates}
 
 
 def test_a_robot_told_no_task_reads_a_thing_it_can_take_before_a_fixture():

@@ -93,8 +93,10 @@ class Briefing(BaseModel):
     read_first: str | None = Field(
         default=None, description="told no task and none read: the read that leads the list"
     )
-    put_first: str | None = Field(
-        default=None, description="the put-down of a held thing the task states that leads the list"
+    stated_first: list[str] = Field(
+        default_factory=list,
+        description="['take' or 'put', the take or put-down of a thing the task states that "
+        "leads the list]",
     )
     full: list[str] = Field(
         default_factory=list,
@@ -200,7 +202,7 @@ def brief(
         here=here,
         take_first=list(take or ()),
         read_first=read_first(offered, verbs, scene.task),
-        put_first=put_first(offered, verbs, scene.task),
+        stated_first=stated_first(offered, verbs, scene.task),
         full=list(scene.held) if scene.full else [],
         free=free[0].args[0] if free else None,
         elsewhere=(
@@ -220,13 +222,16 @@ def read_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) 
     return str(offered[0])
 
 
-def put_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> str | None:
-    """The put-down that leads ``offered`` where its thing is one ``task`` states with no act
-    (:func:`stated_of`: "only missing a grilled vase"), which the planner is told to try: led
-    by it alone, holding the vase where a put was offered, the 1.5B model walked on."""
-    if not offered or offered[0].verb not in meanings(verbs).puts or not offered[0].args:
-        return None
-    return str(offered[0]) if stated_of(task, verbs, offered[0].args[:1]) else None
+def stated_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> list[str]:
+    """The take or put-down that leads ``offered`` where its thing is one ``task`` states with
+    no act (:func:`stated_of`: "only missing a grilled vase"), which the planner is told to
+    do: led by it alone, the 1.5B model walked off from the vase, and on holding it where a
+    put was offered. ``['take' | 'put', action]``, or none."""
+    if not offered or not offered[0].args or not stated_of(task, verbs, offered[0].args[:1]):
+        return []
+    meaning = meanings(verbs)
+    kind = {**dict.fromkeys(meaning.takes, "take"), **dict.fromkeys(meaning.puts, "put")}
+    return [kind[offered[0].verb], str(offered[0])] if offered[0].verb in kind else []
 
 
 def lessons_off_moves(

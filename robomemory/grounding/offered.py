@@ -235,6 +235,7 @@ def offer(
     spend = {str(a) for a in unneeded}
     if scene.hands is None:  # the goal a state of the thing stated: another's put does nothing
         spend |= {str(a) for a in others_put(kept, verbs, goal)}
+    spend |= {str(a) for a in held_stated_reads(kept, verbs, goal, scene.held)}
     kept = [a for a in kept if str(a) not in spend] if len(spend) < len(kept) else kept
     if left:  # what an act left needs stays held (a held cup dropped on the way to the shelf)
         texts = [*world.read(), goal]
@@ -586,6 +587,18 @@ def others_put(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: st
     names = [a.args[0] for a in candidates if a.verb in puts and a.args]
     stated = set(stated_of(task, verbs, names))
     return [a for a in candidates if a.verb in puts and a.args and a.args[0] not in stated]
+
+
+def held_stated_reads(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str, held: Sequence[str]
+) -> list[Action]:
+    """Holding the thing ``task`` states with no act (:func:`stated_of`), the reads: the goal
+    is that thing's state and what is left is where it goes, which the score tells (holding
+    the apple, a robot read the seven things it held, one by one, while the way led)."""
+    if not stated_of(task, verbs, held):
+        return []
+    reads = meanings(verbs).reads
+    return [a for a in candidates if a.verb in reads]
 
 
 def known_here(world: WorldModel, candidates: Sequence[Action]) -> list[str]:

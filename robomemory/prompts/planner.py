@@ -135,7 +135,7 @@ def planner_user(
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
     would loop, what is left to do, the take the next of it needs first, with no task the
-    read to do first, the put-down to try of a held thing the task states, that the hands are
+    read to do first, the take or put-down of a thing the task states, that the hands are
     full, what is not seen yet and where
     to look, what is needed from elsewhere and the way there, the undo of what lowered the
     score, the way to a place the task names not visited yet (where the world told its ways),
@@ -150,8 +150,8 @@ def planner_user(
         parts.append(take_line(b.take_first))
     if b.read_first:
         parts.append(f"No task given: a text here may state it. Read first: {b.read_first}")
-    if b.put_first:
-        parts.append(f"You hold what the task states. Try it here: {b.put_first}")
+    if b.stated_first:
+        parts.append(stated_line(b.stated_first))
     if b.full:
         parts.append(full_line(b.full, b.free))
     if b.missing:
@@ -197,6 +197,15 @@ def take_line(take_first: Sequence[str]) -> str:
     take alone, a small model went on with the instruction listed before it (off to find a
     kiln) and left the thing to cut lying there."""
     return f"To {take_first[0]}, first: {take_first[1]}"
+
+
+def stated_line(stated_first: Sequence[str]) -> str:
+    """What to do first with the thing the task states: take it where it lies, try it where
+    it is held (shown the take or the put leading alone, a small model walked off)."""
+    kind, action = stated_first
+    if kind == "take":
+        return f"What the task states lies here. Take it: {action}"
+    return f"You hold what the task states. Try it here: {action}"
 
 
 def full_line(held: Sequence[str], free: str | None) -> str:
