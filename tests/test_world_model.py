@@ -272,3 +272,21 @@ def test_the_critic_rejects_an_irreversible_later_step_the_offered_list_does_not
     assert not withheld(Action(verb="paint", args=["leg"]), told, verbs)
     assert not withheld(Action(verb="pick_up", args=["leg"]), told, verbs)
     assert not withheld(Action(verb="sand", args=["leg"]), Briefing(), verbs)  # nothing grounded
+
+
+def test_the_critic_rejects_a_later_step_once_the_thing_the_task_states_is_here():
+    """A plan made while the thing the task states was unseen: once its take leads the step's
+    list, a later step that is another act is rejected without a model call (the robot had
+    walked on past it); the take itself is the critic's to judge."""
+    from robomemory.core import Action
+    from robomemory.nodes.critic import superseded
+
+    here = Briefing(
+        candidates=[Action(verb="pick_up", args=["vase"]), Action(verb="go", args=["north"])],
+        stated_first=["take", "pick_up(vase)"],
+    )
+    assert superseded(Action(verb="go", args=["north"]), here) == "pick_up(vase)"
+    assert superseded(Action(verb="pick_up", args=["vase"]), here) is None
+    assert (
+        superseded(Action(verb="go", args=["north"]), Briefing(candidates=here.candidates)) is None
+    )

@@ -26,6 +26,9 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if withheld(action, briefing_of(state), space.verbs):
         verdict = CriticVerdict(approve=False, reason=f"{action} is not offered now")
         return run.finish({"verdict": verdict.model_dump()})
+    if first := superseded(action, briefing_of(state)):
+        verdict = CriticVerdict(approve=False, reason=f"what the task states is here: {first}")
+        return run.finish({"verdict": verdict.model_dump()})
     user = critic_user(
         state.get("working_memory") or f"Task: {task_view(state['task'])}",
         str(action),
@@ -49,3 +52,11 @@ def withheld(action: Action, briefing: Briefing, verbs: Sequence[VerbSpec]) -> b
     irreversible = {v.name for v in verbs if v.irreversible}
     offered = {str(a) for a in briefing.candidates}
     return action.verb in irreversible and bool(offered) and str(action) not in offered
+
+
+def superseded(action: Action, briefing: Briefing) -> str | None:
+    """The take or put of the thing the task states that leads this step's list, where a later
+    plan step is another act: the plan was made before the world showed it (a plan to walk
+    back past the room where the sought thing came into sight carried the robot off)."""
+    first = briefing.stated_first
+    return first[1] if first and str(action) != first[1] else None
