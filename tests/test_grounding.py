@@ -1784,6 +1784,25 @@ def test_a_robot_told_no_task_reads_and_takes_the_goal_a_read_states():
     assert brief(named, read, Scene("hall", (), "", ())).missing == ["polished blue cup"]
 
 
+def test_told_no_task_the_note_that_states_the_goal_stays_the_goal():
+    """With no task, the first note kept (the goal a read states) is not pushed out by later
+    reads that state other things ("On the sink is a toothbrush" had become the goal)."""
+    from robomemory.grounding import notes_of
+    from robomemory.grounding.notes import goal_note
+
+    said = "The party is almost ready! It's only missing a polished blue cup."
+    steps = [{"action": "inspect(note)", "outcome": "succeeded", "args": ["note"], "message": said}]
+    for place, thing in [("sink", "toothbrush"), ("shelf", "red box"), ("bath", "soap bar")]:
+        text = f"The {place} is solid. On the {place} is a {thing}."
+        read = {"action": f"inspect({place})", "outcome": "succeeded", "args": [place]}
+        steps.append({**read, "message": text})
+    notes = notes_of(steps, "", VERBS)
+    assert goal_note("", notes) == said and len(notes) == 2
+    assert notes[1].startswith("inspect(bath)")  # the newest read beside it
+    told = notes_of(steps, "Paint the shelf.", VERBS)
+    assert not any(n.startswith("inspect(note)") for n in told)  # a task: the newest reads
+
+
 def test_a_thing_the_task_states_is_put_where_the_score_rises_trying_place_after_place():
     """ "It's only missing a polished blue cup", the cup held in a yard where nothing can be
     put onto: the way to the nearest place where a put was offered leads; put on the shelf

@@ -48,13 +48,17 @@ def update_notes(
 ) -> list[str]:
     """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
     while the episode lasts, its lines kept (spaces collapsed within each): an instruction is
-    read within its line, never across a list's line break."""
+    read within its line, never across a list's line break. Told no task, the first note
+    stays first (:func:`goal_note`: "On the sink is a toothbrush" had pushed out the note
+    that stated the goal, and the robot put the toothbrush on place after place)."""
     if not is_note(item, task, verbs):
         return list(notes)
     head = f"{item['action']}: "
     lines = (" ".join(line.split()) for line in str(item.get("message") or "").splitlines())
     text = head + "\n".join(line for line in lines if line)[:NOTE_MAX_CHARS]
     kept = [n for n in notes if not n.startswith(head)]
+    if not task.strip() and kept:  # told no task: the first note is the goal, kept first
+        return [kept[0], *[*kept[1:], text][-(MAX_NOTES - 1) :]]
     return [*kept, text][-MAX_NOTES:]
 
 
