@@ -224,7 +224,7 @@ def read_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) 
 
 def stated_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> list[str]:
     """The take or put-down that leads ``offered`` where its thing is one ``task`` states with
-    no act (:func:`stated_of`: "only missing a grilled vase"), which the planner is told to
+    no act (:func:`stated_of`: "only missing a polished vase"), which the planner is told to
     do: led by it alone, the 1.5B model walked off from the vase, and on holding it where a
     put was offered. ``['take' | 'put', action]``, or none."""
     if not offered or not offered[0].args or not stated_of(task, verbs, offered[0].args[:1]):

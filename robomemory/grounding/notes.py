@@ -49,8 +49,8 @@ def update_notes(
     """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
     while the episode lasts, its lines kept (spaces collapsed within each): an instruction is
     read within its line, never across a list's line break. Told no task, the first note
-    stays first (:func:`goal_note`: "On the sink is a toothbrush" had pushed out the note
-    that stated the goal, and the robot put the toothbrush on place after place)."""
+    stays first (:func:`goal_note`: "On the shelf is a red box" had pushed out the note
+    that stated the goal, and the robot put the box on place after place)."""
     if not is_note(item, task, verbs):
         return list(notes)
     head = f"{item['action']}: "

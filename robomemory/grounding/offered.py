@@ -594,7 +594,7 @@ def held_stated_reads(
 ) -> list[Action]:
     """Holding the thing ``task`` states with no act (:func:`stated_of`), the reads: the goal
     is that thing's state and what is left is where it goes, which the score tells (holding
-    the apple, a robot read the seven things it held, one by one, while the way led)."""
+    the vase, a robot read the seven things it held, one by one, while the way led)."""
     if not stated_of(task, verbs, held):
         return []
     reads = meanings(verbs).reads
@@ -844,7 +844,7 @@ def missing_things(
     committed = [t for t in committed_things(task, verbs) if not any(words(t) <= k for k in found)]
     # a thing a task of no act states ("a polished vase") is seen once a name holding its last
     # word and only its words is ("vase"), shown by the world model: a target may be a name the
-    # goal's own text gave (a note "only missing a grilled vase" named it, nothing showed it)
+    # goal's own text gave (a note "only missing a polished vase" named it, nothing showed it)
     shown = [words(n) for n in names if words(n)]
     stated = [
         t
