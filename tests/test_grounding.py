@@ -1892,7 +1892,8 @@ def test_where_the_task_states_a_thing_no_other_thing_is_put_down():
 def test_the_planner_is_told_to_take_the_thing_the_task_states_and_try_it_where_held():
     """Holding the blue cup "only missing a polished blue cup" states, where its put-down leads
     the list, the planner is told to try it (led by the put alone, a robot walked on), and no
-    read is offered (a robot read the seven things it held); lying here, to take it; not
+    read nor drop is offered (a robot read the seven things it held; another dropped it on a
+    floor and walked off); lying here, to take it; not
     where the task names an act, nor for a thing the task does not state."""
     task = "The party is almost ready! It's only missing a polished blue cup."
     offered = [act("navigate_to(attic)"), act("inspect(shelf)")]
@@ -1903,6 +1904,10 @@ def test_the_planner_is_told_to_take_the_thing_the_task_states_and_try_it_where_
     assert shown.stated_first == ["put", "put_down_to(blue cup, shelf)"]
     assert str(shown.candidates[0]) == "put_down_to(blue cup, shelf)"
     assert "inspect(shelf)" not in {str(a) for a in shown.candidates}  # its goal: where it goes
+    drop = VerbSpec(name="drop", arg_kinds=["object"], reverses="pick_up")
+    floor = ActionSpace(verbs=[*VERBS, drop], candidates=[*offered, act("drop(blue cup)")])
+    held = brief(floor, model, Scene("hall", ("blue cup",), task)).candidates
+    assert "drop(blue cup)" not in {str(a) for a in held}  # a floor is no place it is wanted
     told = "You hold what the task states. Try it here: put_down_to(blue cup, shelf)"
     assert told in planner_user("", shown, space)
     assert not brief(space, model, Scene("hall", ("blue cup",), "Paint the shelf.")).stated_first

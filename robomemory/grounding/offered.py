@@ -592,13 +592,20 @@ def others_put(candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: st
 def held_stated_reads(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str, held: Sequence[str]
 ) -> list[Action]:
-    """Holding the thing ``task`` states with no act (:func:`stated_of`), the reads: the goal
-    is that thing's state and what is left is where it goes, which the score tells (holding
-    the vase, a robot read the seven things it held, one by one, while the way led)."""
-    if not stated_of(task, verbs, held):
+    """Holding the thing ``task`` states with no act (:func:`stated_of`), the reads, and its
+    put-downs that name no place (a drop): the goal is that thing's state and what is left is
+    where it goes, which the score tells (holding the vase, a robot read the seven things it
+    held, one by one, while the way led; another dropped it on a floor and walked off)."""
+    stated = set(stated_of(task, verbs, held))
+    if not stated:
         return []
-    reads = meanings(verbs).reads
-    return [a for a in candidates if a.verb in reads]
+    meaning = meanings(verbs)
+    return [
+        a
+        for a in candidates
+        if a.verb in meaning.reads
+        or (a.verb in meaning.puts and len(a.args) == 1 and a.args[0] in stated)
+    ]
 
 
 def known_here(world: WorldModel, candidates: Sequence[Action]) -> list[str]:
