@@ -35,6 +35,7 @@ BENCHES: dict[str, tuple[str, str]] = {
         "share of step summaries claiming an action not taken",
     ),
     "suite": (f"{BENCH}.suite", "SR/GC of agents and ablations on a suite"),
+    "table": (f"{BENCH}.table", "the results table: suites x agents, one run at one commit"),
     "fleet": (f"{BENCH}.fleet", "robot B's first attempt with robot A's shared memory"),
     "spatial-accuracy": (f"{BENCH}.spatial_accuracy", "spatial KG accuracy vs ground truth"),
     "mem0-compare": (f"{BENCH}.mem0_compare", "long-term add/search vs Mem0 (extra mem0)"),

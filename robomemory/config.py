@@ -108,6 +108,10 @@ def default_model_cache() -> Path:
     return Path(cache_home).expanduser() / "robomemory" / "models"
 
 
+# The fake provider's scripted model (robomemory.testing.first_candidate): the first candidate.
+FAKE_MODEL_NAME = "first-candidate"
+
+
 class ModelConfig(StrictModel):
     """Which chat model and embedder to use."""
 
@@ -143,6 +147,13 @@ class ModelConfig(StrictModel):
         "(e.g. ngram-mod); None reads $ROBOMEMORY_SPECULATIVE (default off).",
     )
     embedder: Literal["minilm", "fake"] = "minilm"
+
+    @property
+    def label(self) -> str:
+        """``provider:model`` as records name it; the fake model has no name but its own."""
+        if self.provider == "fake" and "model" not in self.model_fields_set:
+            return f"fake:{FAKE_MODEL_NAME}"
+        return f"{self.provider}:{self.model}"
 
 
 class TemporalConfig(StrictModel):

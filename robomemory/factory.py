@@ -6,8 +6,9 @@ Nodes never build clients; they read ``runtime.context`` (see robomemory.context
 Environment read by :func:`operator_settings` (Studio / a served graph):
 
 - ``ROBOMEMORY_GAME`` (required): a TextWorld game path or bundled game name;
-- ``ROBOMEMORY_MODEL_PROVIDER`` (local | openai), with ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
-  / ``ROBOMEMORY_MODEL`` for ``openai``; ``ROBOMEMORY_EMBEDDER`` (minilm | fake);
+- ``ROBOMEMORY_MODEL_PROVIDER`` (local | openai | fake: no weights, the first candidate),
+  with ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``ROBOMEMORY_MODEL`` for ``openai``;
+  ``ROBOMEMORY_EMBEDDER`` (minilm | fake);
 - ``ROBOMEMORY_HOME``: where memories live (``~/.robomemory``); ``ROBOMEMORY_ROBOT_ID``;
 - ``ROBOMEMORY_ABLATE``: comma list of ablations fixed for the server's life;
 - ``ROBOMEMORY_MEMORY_URL``: a fleet's shared long-term memory (``postgresql://``, pgvector),

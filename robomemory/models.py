@@ -3,7 +3,8 @@ embedder.
 
 - ``local``: the embedded GGUF model served in-process (robomemory.local_model), via ChatOpenAI;
 - ``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, ...), via ChatOpenAI;
-- ``fake``: tests pass a :class:`robomemory.testing.ScriptedChatModel` themselves.
+- ``fake``: no weights: the project's own scripted answers (the first candidate; see
+  :mod:`robomemory.testing.first_candidate`); tests pass a ``ScriptedChatModel`` of their own.
 """
 
 from __future__ import annotations
@@ -135,10 +136,9 @@ def make_chat_model(cfg: ModelConfig, *, lazy: bool = False) -> BaseChatModel:
         case "openai":
             return ChatOpenAI(**_openai_settings(cfg), **common)
         case "fake":
-            raise ModelConfigError(
-                "provider 'fake' has no model to build: pass a "
-                "robomemory.testing.ScriptedChatModel (e.g. make_llm(cfg, chat_model=...))"
-            )
+            from robomemory.testing.first_candidate import first_candidate_chat_model
+
+            return first_candidate_chat_model()
     raise ModelConfigError(f"unknown model provider {cfg.provider!r}")
 
 

@@ -73,3 +73,16 @@ def test_each_suites_newest_run_holds_that_suites_episodes():
         episodes = sorted((folder / "episodes").glob("*.json"))
         assert episodes, f"{folder} has no episodes"
         assert {json.loads(p.read_text())["suite"] for p in episodes} == {suite}, folder
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/RESULTS.md"])
+def test_the_results_table_is_the_run_it_cites(name):
+    """Each results table in the README and RESULTS.md is ``bench table``'s rendering of the
+    committed run its marker cites, unchanged (nobody edits a figure by hand)."""
+    from robomemory.eval.bench.table import cited_blocks, docs_block
+
+    doc = ROOT / name
+    for folder, block in cited_blocks(doc.read_text(encoding="utf-8")):
+        assert (ROOT / folder / "table.json").is_file(), f"{name} cites {folder}: no run there"
+        again = docs_block(ROOT / folder, ROOT, doc)
+        assert block == again, f"{name}'s table differs from {folder}"

@@ -116,9 +116,11 @@ def test_openai_without_key_or_endpoint_is_a_clear_error(monkeypatch):
         make_chat_model(ModelConfig(provider="openai"))
 
 
-def test_fake_provider_needs_a_scripted_model():
-    with pytest.raises(ValueError, match="ScriptedChatModel"):
-        make_chat_model(ModelConfig(provider="fake"))
+def test_the_fake_provider_builds_the_first_candidate_model_without_weights():
+    from robomemory.testing import ScriptedChatModel
+
+    chat = make_chat_model(ModelConfig(provider="fake"))
+    assert isinstance(chat, ScriptedChatModel) and chat.metered is False
 
 
 def test_fake_server_serves_requests_concurrently():

@@ -258,3 +258,16 @@ def test_a_use_refused_twice_is_not_offered_again_while_other_things_are_picked_
         assert use in shown(4)  # refused once, the world changed since: asked again
     finally:
         ex.close()
+
+
+def test_the_pour_the_world_lists_maps_to_the_pour_verb():
+    """The world lists "pour X into Y" (its oracle path too): the verb's template says
+    "into", so the pours it lists are offered (with "in" none was)."""
+    ex = ScienceWorldExecutor("grow-plant", variation=0, simplifications="easy")
+    try:
+        ex.reset()
+        pours = [c for c in ex.gold_actions() if c.startswith("pour ")]
+        assert pours
+        assert all(ex.command_to_action(c).verb == "pour" for c in pours)
+    finally:
+        ex.close()

@@ -35,7 +35,13 @@ from robomemory.structured import ModelUnavailableError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", choices=["textworld", "robot"], default="textworld")
     p.add_argument("--game", help="TextWorld game: a .z8/.ulx path or a bundled game name")
-    p.add_argument("--model", choices=["local", "openai"], default="local")
+    p.add_argument(
+        "--model",
+        choices=["local", "openai", "fake"],
+        default="local",
+        help="local: the embedded model; openai: an OpenAI-compatible endpoint; fake: no "
+        "weights, the first candidate every step (a dry run)",
+    )
     p.add_argument("--model-name", help="model name at the OpenAI-compatible endpoint")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--task", help="the task (robot: required; a world: overrides its objective)")
@@ -150,6 +156,8 @@ def build_with_phases(
     if cfg.model.provider == "local":
         ensure_model_file()  # joins the parts on first use, with its own progress bar
         label = "starting the embedded model (llama.cpp)"
+    elif cfg.model.provider == "fake":
+        label = "the fake model: no weights, the first candidate every step"
     else:
         label = f"connecting to {cfg.model.provider} model {cfg.model.model}"
     with phase(console, label):

@@ -49,6 +49,12 @@ class EpisodeRecord(BaseModel):
     trajectory: list[dict] = Field(default_factory=list)
     oracle_steps: int | None = Field(default=None, description="The world's oracle path length.")
     max_steps: int | None = Field(default=None, description="The step limit the episode had.")
+    protocol: str = Field(
+        default="episode",
+        description="episode; tales: TALES' (eval/tales.py): score is the best over restarts, gc "
+        "TALES' normalized score",
+    )
+    restarts: int = Field(default=0, description="Games restarted after a loss (tales).")
     error: str | None = None
 
     @property
@@ -193,6 +199,38 @@ def node_split_by_agent(records: Sequence[EpisodeRecord]) -> list[dict]:
                 }
             )
     return rows
+
+
+def tales_scores(records: Sequence[EpisodeRecord]) -> dict[str, list[dict]]:
+    """TALES' figures of the records its protocol ran: ``table``, per (agent, ablation,
+    attempt), SR, GC and TALES' normalized score (mean over tasks of best / max x 100);
+    ``tasks``, each task's normalized score and restarts. Empty lists when none ran so."""
+    ran = [r for r in records if r.protocol == "tales"]
+    table = [
+        {
+            **dict(zip(("agent", "ablation", "attempt"), k, strict=True)),
+            "episodes": len(rs),
+            "sr": success_rate(rs),
+            "gc": goal_condition_rate(rs),
+            "tales_score": 100 * goal_condition_rate(rs),
+            "restarts": sum(r.restarts for r in rs),
+        }
+        for k, rs in group(ran, ("agent", "ablation", "attempt")).items()
+    ]
+    tasks = [
+        {
+            "agent": r.agent,
+            "ablation": r.ablation,
+            "attempt": r.attempt,
+            "task_id": r.task_id,
+            "tales_score": 100 * r.gc,
+            "restarts": r.restarts,
+            "steps": r.steps,
+            "success": r.success,
+        }
+        for r in ran
+    ]
+    return {"table": table, "tasks": tasks}
 
 
 def step_budgets(records: Sequence[EpisodeRecord]) -> list[dict]:

@@ -9,7 +9,8 @@ suite file, and checked against the worlds before anything runs.
   ``--tw-settings`` (e.g. ``"--level 15"``), cached like the named suites' games.
 - ``--games PATH...``: TextWorld game files (``suites.games_suite``).
 - ``--suite-file PATH.yaml``: a :class:`~robomemory.eval.suites.Suite` written down (name,
-  description, max_steps, tasks of world / id / params); a game ``path`` is relative to the file.
+  description, max_steps, tasks of world / id / params, ``split: test`` to seal its traces); a
+  game ``path`` is relative to the file.
 
 Every bad input is a ValueError of one line: the CLI prints it and exits 2.
 """
@@ -182,7 +183,7 @@ def picked_suite(
 
 def load_suite_file(path: str | Path) -> Suite:
     """A suite file (YAML, or JSON, which is YAML): name (default: the file's name),
-    description, max_steps, tasks (world, id, params)."""
+    description, max_steps, tasks (world, id, params), split (dev, or test: traces sealed)."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text())

@@ -1,7 +1,8 @@
 """The benchmark episode loop: agents x ablations x attempts x tasks, resumable, lifelong.
 
 - Every finished episode is written atomically to ``OUT/episodes/<key>.json``; a re-run skips
-  episodes whose file exists (and retries those recorded with an error).
+  episodes whose file exists (and retries those recorded with an error). A test split's record
+  is sealed there (no steps; the whole of it in ``OUT/sealed/``: eval/report.py).
 - A RoboMemory episode interrupted mid-way resumes from its LangGraph checkpoint
   (``OUT/checkpoints.sqlite``, thread id = the episode key) instead of starting over.
 - Lifelong protocol: attempt 2 replays the same tasks with the same ``robot_id`` and memory
@@ -11,6 +12,11 @@
   knows no such model, it refuses the key, or calls in a row got no answer) stops the whole
   suite: no record is written for the episode it stopped in (a re-run resumes it), where an
   episode error is recorded and the suite goes on.
+- TALES' protocol (``Suite.protocol == "tales"``, eval/tales.py): exactly the suite's steps, a
+  game that ends without a win restarts (executors/restarting.py), the run's best score counts.
+- Agents: ``robomemory``; the baselines ``react`` and ``fullctx`` (eval/baselines.py); and
+  ``first``, RoboMemory's graph on the fake model (robomemory.testing.first_candidate): every
+  step the first candidate the grounding offers, so robomemory − first is what the model adds.
 """
 
 from __future__ import annotations
@@ -31,21 +37,26 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from robomemory.config import AgentConfig
+from robomemory.config import AgentConfig, ModelConfig
 from robomemory.core import Executor
 from robomemory.episode import EpisodeResult, EventHandler
 from robomemory.eval.baselines import BaselineAgent
 from robomemory.eval.metrics import EpisodeRecord, NodeEvent, gc_of
-from robomemory.eval.report import EPISODES_DIR, write_json_atomic
+from robomemory.eval.report import EPISODES_DIR, refuse_prompt_log, write_episode
 from robomemory.eval.suites import Suite, TaskSpec, make_executor, oracle_steps, step_limit
+from robomemory.eval.tales import tales_record
+from robomemory.executors.restarting import RestartingExecutor
 from robomemory.graphs.agent import RoboMemoryAgent, build_agent, sqlite_checkpointer
 from robomemory.memory.system import MemorySystem
 from robomemory.models import make_embedder, make_llm
 from robomemory.structured import StructuredLLM
+from robomemory.testing.first_candidate import first_candidate_llm
 
 log = logging.getLogger(__name__)
 
-AGENTS = ("robomemory", "react", "fullctx")
+# first: RoboMemory's graph on the fake model's first candidate (what the rules do alone)
+AGENTS = ("robomemory", "react", "fullctx", "first")
+MODEL_FREE = ("first",)
 MemoryScope = Literal["suite", "task"]
 # Failures of one episode that must not stop a whole suite (worlds are external processes).
 # ModelUnavailableError is none of them: a model that is down stops the suite.
@@ -91,6 +102,7 @@ class SuiteRunner:
         self.max_steps = max_steps
         self.robot = robot  # the robot's name (default: the suite's); a fleet names each
         self._memories: dict[tuple[str, str], MemorySystem] = {}
+        self._fake_llm: StructuredLLM | None = None
         self._checkpointer = None
 
     # --- public -----------------------------------------------------------------------------
@@ -120,6 +132,8 @@ class SuiteRunner:
     ) -> list[EpisodeRecord]:
         """Run what is not done yet; return the records of the whole plan."""
         todo = self.plan(agents, ablations, attempts, episodes)
+        if self.suite.split == "test":
+            refuse_prompt_log()  # its prompts would show the sealed steps
         records: list[EpisodeRecord] = []
         columns = (
             TextColumn("{task.description}"),
@@ -141,7 +155,7 @@ class SuiteRunner:
                         continue
                     progress.update(bar, description=f"{agent}/{label} a{attempt} {spec.id}")
                     record = self._episode(agent, label, attempt, spec)
-                    write_json_atomic(path, record.model_dump(mode="json"))
+                    record = write_episode(path, record, sealed=self.suite.split == "test")
                     records.append(record)
                     if on_record is not None:
                         on_record(record)
@@ -175,6 +189,8 @@ class SuiteRunner:
 
     def _agent_config(self, agent: str, label: str, spec: TaskSpec) -> AgentConfig:
         cfg = self.config.ablate(ablation_names(label))
+        if agent in MODEL_FREE:
+            cfg.model = ModelConfig(provider="fake", embedder=cfg.model.embedder)
         cfg.max_steps = self.max_steps or self.suite.max_steps
         cfg.memory.data_dir = self.out / "memory" / f"{agent}__{label}"
         name = self.robot or self.suite.name
@@ -190,7 +206,7 @@ class SuiteRunner:
             agent=agent,
             ablation=label,
             attempt=attempt,
-            model=f"{cfg.model.provider}:{cfg.model.model}",
+            model=cfg.model.label,
         )
         events: list[NodeEvent] = []
         step = [0]
@@ -209,9 +225,13 @@ class SuiteRunner:
                 )
 
         executor = self.executor_factory(spec)
+        tales = self.suite.protocol == "tales"
+        if tales:  # TALES: a lost game restarts; the best score over the run counts
+            executor = RestartingExecutor(executor)
         try:
             oracle = oracle_steps(spec, executor)
-            cfg.max_steps = step_limit(cfg.max_steps, oracle)
+            if not tales:  # TALES: exactly the suite's steps, whatever the oracle
+                cfg.max_steps = step_limit(cfg.max_steps, oracle)
             record.oracle_steps, record.max_steps = oracle, cfg.max_steps
             runner = self._build(agent, cfg, executor, spec.id)
             result = self._play(runner, key, on_event)
@@ -221,7 +241,7 @@ class SuiteRunner:
             return record
         finally:
             executor.close()
-        return record.model_copy(
+        played = record.model_copy(
             update={
                 "task": result.task,
                 "success": result.success,
@@ -237,12 +257,15 @@ class SuiteRunner:
                 "trajectory": result.trajectory,
             }
         )
+        if isinstance(executor, RestartingExecutor):
+            return tales_record(played, spec.world, executor)
+        return played
 
     def _build(
         self, agent: str, cfg: AgentConfig, executor: Executor, world: str
     ) -> RoboMemoryAgent | BaselineAgent:
-        llm = self._llm(cfg)
-        if agent != "robomemory":
+        llm = self._first_llm() if agent in MODEL_FREE else self._llm(cfg)
+        if agent not in ("robomemory", *MODEL_FREE):
             return BaselineAgent(agent, cfg, executor, llm)  # type: ignore[arg-type]
         if self._checkpointer is None:
             self._checkpointer = sqlite_checkpointer(self.out / "checkpoints.sqlite")
@@ -275,6 +298,11 @@ class SuiteRunner:
                 max_failed_calls=cfg.model.max_failed_calls,
             )
         return self.llm
+
+    def _first_llm(self) -> StructuredLLM:
+        if self._fake_llm is None:
+            self._fake_llm = first_candidate_llm()
+        return self._fake_llm
 
     def _memory(self, agent: str, cfg: AgentConfig) -> MemorySystem:
         slot = (str(cfg.memory.data_dir), cfg.robot_id)

@@ -10,6 +10,13 @@
   simplifications / none).
 - ``twx-cooking`` / ``twx-twc`` / ``twx-coin`` / ``twx-mapreader``: TextWorldExpress games from
   seeds.
+- ``tales-twx`` / ``tales-sw``: TALES' 16 TextWorldExpress games and 30 ScienceWorld tasks with
+  its settings and protocol (``protocol="tales"``; eval/tales.py).
+
+Each named suite is a dev set (the grounding's rules were written from its traces); its ``test``
+split (:func:`get_suite`, suite ``NAME-test``) holds the same kind of task at other seeds, or at
+the world's own test variations and seeds, whose traces a run seals (eval/runner.py). ``tiny``
+(bundled games) has none.
 
 A task is a :class:`TaskSpec`: its world, an id, and the world's parameters, checked by that
 world's model (:class:`TextWorldParams`, :class:`ScienceWorldParams`, :class:`TwxParams`; no
@@ -31,10 +38,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from robomemory.config import default_data_dir
 from robomemory.core import Executor
+from robomemory.eval.tales import tales_sw_suite, tales_twx_suite
 
 log = logging.getLogger(__name__)
 
 World = Literal["textworld", "scienceworld", "twx"]
+Split = Literal["dev", "test"]
+SPLITS: tuple[Split, ...] = ("dev", "test")
 # A task id names episode files and, with ``--memory-scope task``, a robot (config.robot_id):
 # letters, digits, '-' and '_' only.
 TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -200,12 +210,17 @@ class TaskSpec(BaseModel):
 
 
 class Suite(BaseModel):
+    """Tasks run together; ``split: test``: tasks whose traces nobody reads (a run seals them)."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=f"^{TASK_ID.pattern}$", max_length=MAX_NAME)
     description: str = ""
     tasks: list[TaskSpec] = Field(min_length=1)
     max_steps: int = Field(default=30, ge=1)
+    split: Split = "dev"
+    # tales: TALES' protocol (eval/tales.py): exactly max_steps, a lost game restarts
+    protocol: Literal["episode", "tales"] = "episode"
 
     @model_validator(mode="after")
     def _ids_unique(self) -> Suite:
@@ -280,6 +295,64 @@ TWX_MAPREADER_PARAMS = (
     "limitInventorySize=0"
 )
 
+# The test split: the same kinds of task at seeds and variations whose traces nobody reads.
+# TextWorld: other tw-make seeds, the same settings (each makes a game with a quest).
+TW_TEST_SEEDS = (111, 112, 113, 114, 115)
+TW_HARDEST_TEST_SEEDS = tuple(range(151, 163))
+TW_TREASURE_TEST: tuple[tuple[int, int], ...] = (
+    (12, 121),
+    (16, 122),
+    (20, 123),
+    (22, 124),
+    (26, 125),
+)
+TW_COIN_TEST: tuple[tuple[int, int], ...] = (
+    (103, 131),
+    (105, 132),
+    (107, 133),
+    (110, 134),
+    (115, 135),
+)
+TW_SIMPLE_TEST: tuple[tuple[str, str, int], ...] = (
+    ("dense", "detailed", 141),
+    ("balanced", "detailed", 142),
+    ("balanced", "brief", 143),
+    ("sparse", "brief", 144),
+    ("sparse", "none", 145),
+)
+# ScienceWorld's own test variations (env.get_variations_test(), in order; checked against the
+# world in tests/test_splits.py): a suite takes a task's first, a task listed twice the next.
+# The dev suites' variations above are all in ScienceWorld's train fold.
+SW_TEST_VARIATIONS: dict[str, tuple[int, ...]] = {
+    "find-living-thing": (225, 226),
+    "find-non-living-thing": (225,),
+    "find-plant": (225,),
+    "find-animal": (225,),
+    "chemistry-mix": (24,),
+    "boil": (21,),
+    "melt": (21,),
+    "freeze": (21,),
+    "test-conductivity": (675,),
+    "grow-plant": (93,),
+    "chemistry-mix-paint-secondary-color": (27,),
+    "use-thermometer": (405,),
+    "power-component": (15,),
+}
+# TextWorldExpress's first five test seeds (getValidSeedsTest(), the same for every game),
+# played in the test fold; the dev suites play train seeds in the train fold.
+TWX_TEST_SEEDS = (20000, 20001, 20002, 20003, 20004)
+
+
+def sw_test_pairs(pairs: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """The test split's (task, variation) of a dev list: each task's next test variation."""
+    taken: dict[str, int] = {}
+    out = []
+    for task, _ in pairs:
+        n = taken.get(task, 0)
+        taken[task] = n + 1
+        out.append((task, SW_TEST_VARIATIONS[task][n]))
+    return tuple(out)
+
 
 def games_cache_dir() -> Path:
     return default_data_dir() / "games"
@@ -330,34 +403,34 @@ def _tw_challenge(
     return Suite(name=name, description=description, tasks=specs, max_steps=max_steps)
 
 
-def _tw_treasure() -> Suite:
+def _tw_treasure(pairs: tuple[tuple[int, int], ...] = TW_TREASURE) -> Suite:
     return _tw_challenge(
         "tw-treasure",
         "tw-treasure_hunter-goal",
         "tw-make tw-treasure_hunter --level 12-26 (doors, containers, keys); goal only",
-        [(f"tw-treasure-l{lv}-s{seed}", f"--level {lv}", seed) for lv, seed in TW_TREASURE],
+        [(f"tw-treasure-l{lv}-s{seed}", f"--level {lv}", seed) for lv, seed in pairs],
         max_steps=40,
     )
 
 
-def _tw_coin() -> Suite:
+def _tw_coin(pairs: tuple[tuple[int, int], ...] = TW_COIN) -> Suite:
     return _tw_challenge(
         "tw-coin",
         "tw-coin_collector-goal",
         "tw-make tw-coin_collector --level 103-115 (dead ends beside the path); goal only",
-        [(f"tw-coin-l{lv}-s{seed}", f"--level {lv}", seed) for lv, seed in TW_COIN],
+        [(f"tw-coin-l{lv}-s{seed}", f"--level {lv}", seed) for lv, seed in pairs],
         max_steps=40,
     )
 
 
-def _tw_simple() -> Suite:
+def _tw_simple(triples: tuple[tuple[str, str, int], ...] = TW_SIMPLE) -> Suite:
     return _tw_challenge(
         "tw-simple",
         "tw-simple",
         "tw-make tw-simple --rewards dense|balanced|sparse --goal detailed|brief|none",
         [
             (f"tw-simple-{rewards}-{goal}-s{seed}", f"--rewards {rewards} --goal {goal}", seed)
-            for rewards, goal, seed in TW_SIMPLE
+            for rewards, goal, seed in triples
         ],
         max_steps=40,
     )
@@ -383,11 +456,21 @@ def _sw(easy: bool, pairs: tuple[tuple[str, int], ...] | None = None, name: str 
 
 
 def _twx(
-    game: str, seeds: tuple[int, ...] = TWX_SEEDS, params: str | None = None, max_steps: int = 40
+    game: str,
+    seeds: tuple[int, ...] = TWX_SEEDS,
+    params: str | None = None,
+    max_steps: int = 40,
+    fold: str = "train",
 ) -> Suite:
     given = {} if params is None else {"params": params}
+    given |= {} if fold == "train" else {"fold": fold}  # a dev task's params stay as they were
+    suffix = "" if fold == "train" else f"-{fold}"  # as eval/picks.py names a --twx-fold task
     tasks = [
-        TaskSpec(world="twx", id=f"twx-{game}-s{s}", params={"game": game, "seed": s, **given})
+        TaskSpec(
+            world="twx",
+            id=f"twx-{game}-s{s}{suffix}",
+            params={"game": game, "seed": s, **given},
+        )
         for s in seeds
     ]
     short = "cooking" if game == "cookingworld" else game
@@ -413,15 +496,65 @@ SUITES = {
     # so the floor sets the limit, not twice the oracle's
     "twx-coin": lambda: _twx("coin", TWX_OWN_SEEDS, TWX_COIN_PARAMS, max_steps=70),
     "twx-mapreader": lambda: _twx("mapreader", TWX_OWN_SEEDS, TWX_MAPREADER_PARAMS),
+    "tales-twx": tales_twx_suite,  # TALES' settings and protocol (eval/tales.py)
+    "tales-sw": tales_sw_suite,
 }
 
 
-def get_suite(name: str) -> Suite:
-    """The suite called ``name`` (see SUITES)."""
-    try:
+def _test(suite: Suite) -> Suite:
+    """``suite`` as a test split: named ``NAME-test``, its traces sealed when it runs."""
+    return Suite.model_validate(
+        {
+            **suite.model_dump(),
+            "name": f"{suite.name}-test",
+            "description": f"{suite.description} (test split)",
+            "split": "test",
+        }
+    )
+
+
+# Suites that are a test split as they are: TALES' plays the worlds' test seeds.
+TEST_ONLY = frozenset({"tales-twx", "tales-sw"})
+
+# The test split of each named suite but tiny (bundled games) and TALES' (eval/tales.py): the
+# same settings and step floors.
+TEST_SUITES = {
+    "tw-cooking-easy": lambda: _tw_cooking("easy", TW_TEST_SEEDS),
+    "tw-cooking-medium": lambda: _tw_cooking("medium", TW_TEST_SEEDS),
+    "tw-cooking-hard": lambda: _tw_cooking("hard", TW_TEST_SEEDS),
+    "tw-cooking-hardest": lambda: _tw_cooking("hardest", TW_HARDEST_TEST_SEEDS),
+    "tw-treasure": lambda: _tw_treasure(TW_TREASURE_TEST),
+    "tw-coin": lambda: _tw_coin(TW_COIN_TEST),
+    "tw-simple": lambda: _tw_simple(TW_SIMPLE_TEST),
+    "sw-easy": lambda: _sw(True, sw_test_pairs(SW_EASY_TASKS)),
+    "sw": lambda: _sw(False, sw_test_pairs(SW_TASKS)),
+    "sw-tasks": lambda: _sw(True, sw_test_pairs(SW_NAMED_TASKS), "sw-tasks"),
+    "twx-cooking": lambda: _twx("cookingworld", TWX_TEST_SEEDS, fold="test"),
+    "twx-twc": lambda: _twx("twc", TWX_TEST_SEEDS, fold="test"),
+    "twx-coin": lambda: _twx("coin", TWX_TEST_SEEDS, TWX_COIN_PARAMS, max_steps=70, fold="test"),
+    "twx-mapreader": lambda: _twx("mapreader", TWX_TEST_SEEDS, TWX_MAPREADER_PARAMS, fold="test"),
+}
+
+
+def get_suite(name: str, split: str | None = None) -> Suite:
+    """The suite called ``name`` (see SUITES); ``split="test"``: its test split, ``NAME-test``
+    (see TEST_SUITES). None: the suite's own split (dev, or test for TALES' suites, which
+    play the worlds' test seeds alone)."""
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    if name not in SUITES:
+        raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}")
+    if name in TEST_ONLY:
+        if split == "dev":
+            raise ValueError(f"suite {name!r} has only a test split (the worlds' test seeds)")
         return SUITES[name]()
-    except KeyError:
-        raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}") from None
+    if split in (None, "dev"):
+        return SUITES[name]()
+    if name not in TEST_SUITES:
+        raise ValueError(
+            f"suite {name!r} has no test split; these have one: {', '.join(TEST_SUITES)}"
+        )
+    return _test(TEST_SUITES[name]())
 
 
 def tw_game_name(challenge: str, settings: str, seed: int) -> str:

@@ -45,6 +45,7 @@ class ScriptedChatModel(BaseChatModel):
     responder: Any
     latency_s: float = 0.0
     calls: list[str] = []
+    metered: bool = True  # False: no tokens counted (a model-free agent reads and writes none)
 
     @property
     def _llm_type(self) -> str:
@@ -68,12 +69,14 @@ class ScriptedChatModel(BaseChatModel):
                 text = json.dumps(out)
             else:
                 text = str(out)
+            read = len(message_text(messages)) // 4 if self.metered else 0
+            written = len(text) // 4 if self.metered else 0
             raw = AIMessage(
                 content=text,
                 usage_metadata={
-                    "input_tokens": len(message_text(messages)) // 4,
-                    "output_tokens": len(text) // 4,
-                    "total_tokens": (len(message_text(messages)) + len(text)) // 4,
+                    "input_tokens": read,
+                    "output_tokens": written,
+                    "total_tokens": read + written,
                 },
             )
             try:

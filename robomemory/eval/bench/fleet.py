@@ -77,7 +77,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         f"(default: ${MEMORY_URL_ENV}, else a server started in OUT/pg)",
     )
     p.add_argument("--database", default="fleet", help="name prefix of the fleet's databases")
-    p.add_argument("--model", choices=("local", "openai"), default="local")
+    p.add_argument(
+        "--model",
+        choices=("local", "openai", "fake"),
+        default="local",
+        help="local: the embedded model; openai: an OpenAI-compatible endpoint; fake: no "
+        "weights, the first candidate every step (a dry run)",
+    )
     p.add_argument("--model-name", default=None, help="model id for --model openai")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
     p.add_argument("--episodes", type=int, default=None, help="first N tasks of each suite")

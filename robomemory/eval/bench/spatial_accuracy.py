@@ -216,7 +216,13 @@ def run(
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="tiny", choices=sorted(SUITES))
     p.add_argument("--episodes", type=int, default=None, help="first N games")
-    p.add_argument("--model", choices=("local", "openai"), default="local")
+    p.add_argument(
+        "--model",
+        choices=("local", "openai", "fake"),
+        default="local",
+        help="local: the embedded model; openai: an OpenAI-compatible endpoint; fake: no "
+        "weights, the first candidate every step (a dry run)",
+    )
     p.add_argument("--model-name", default=None)
     p.add_argument("--base-url", default=None)
     p.add_argument("--out", type=Path, default=Path("runs/spatial-accuracy"))

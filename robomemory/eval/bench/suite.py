@@ -11,7 +11,11 @@ Instead of a named suite, pick tasks of any world (they combine into one suite, 
         --twx coin:0-4 mapreader:3 --twx-params numLocations=8,includeDoors=1 \\
         --tw tw-treasure_hunter-goal:21-23 --tw-settings="--level 15" --games my/*.z8 ...
 
-or list them in a suite file (``--suite-file PATH.yaml``; eval/picks.py). ``--games PATH...``
+``--split test`` runs a named suite's test split (``NAME-test``: other seeds, the worlds' test
+variations; eval/suites.py), its traces sealed (eval/report.py); the default, dev, is the suite
+the rules were written from.
+
+Or list them in a suite file (``--suite-file PATH.yaml``; eval/picks.py). ``--games PATH...``
 alone runs TextWorld games a user brings (files, folders or glob patterns), the suite ``games``.
 ``--ablate`` adds one RoboMemory run per listed component (``a+b`` removes both at once) next
 to the full system; baselines ignore it. Re-running the same command resumes. Each task's step
@@ -30,7 +34,7 @@ from robomemory.config import AgentConfig, config_error_line
 from robomemory.eval.picks import check_worlds, load_suite_file, picked_suite
 from robomemory.eval.report import write_report
 from robomemory.eval.runner import AGENTS, SuiteRunner
-from robomemory.eval.suites import SUITES, TW_CHALLENGES, Suite, get_suite
+from robomemory.eval.suites import SPLITS, SUITES, TW_CHALLENGES, Suite, get_suite
 
 PICKS = ("games", "sw", "twx", "tw")
 # options of a pick: (option, its pick)
@@ -47,6 +51,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "tasks", "one of --suite, --suite-file, or picks of any world (--sw, --twx, --tw, --games)"
     )
     which.add_argument("--suite", choices=sorted(SUITES), help="a named suite")
+    which.add_argument(
+        "--split",
+        choices=SPLITS,
+        default=None,
+        help="with --suite: dev (the default; the rules were written from its traces; TALES' "
+        "suites: test only) or test "
+        "(NAME-test: other seeds and variations, traces sealed in OUT/sealed/)",
+    )
     which.add_argument(
         "--suite-file",
         type=Path,
@@ -117,7 +129,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="comma list: critic,spatial,longterm,episodic,"
         "semantic,utility,temporal,condenser (a+b = both at once)",
     )
-    p.add_argument("--model", choices=("local", "openai"), default="local")
+    p.add_argument(
+        "--model",
+        choices=("local", "openai", "fake"),
+        default="local",
+        help="local: the embedded model; openai: an OpenAI-compatible endpoint; fake: no "
+        "weights, the first candidate every step (a dry run)",
+    )
     p.add_argument("--model-name", default=None, help="model id for --model openai")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
     p.add_argument("--episodes", type=int, default=None, help="first N tasks of the suite")
@@ -178,8 +196,10 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
     for option, pick in PICK_OPTIONS:
         if getattr(args, option) is not None and not getattr(args, pick):
             raise ValueError(f"--{option.replace('_', '-')} goes with --{pick}")
+    if args.split is not None and not args.suite:
+        raise ValueError("--split goes with --suite (a suite file says split: test itself)")
     if args.suite:
-        return get_suite(args.suite)
+        return get_suite(args.suite, args.split)
     if args.suite_file:
         suite = load_suite_file(args.suite_file)
     else:

@@ -84,7 +84,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("look_in", ("object",), "look in {0}", reads=True, reveals=True),
     Verb("read", ("object",), "read {0}", reads=True),
     Verb("use", ("object", "object"), "use {0} on {1}", "use a tool on something"),
-    Verb("pour", ("object", "receptacle"), "pour {0} in {1}"),
+    Verb("pour", ("object", "receptacle"), "pour {0} into {1}"),  # as the world lists it
     Verb("mix", ("object",), "mix {0}", "mix a container's contents", irreversible=True),
     Verb("connect", ("object", "object"), "connect {0} to {1}", "wire two terminals"),
     Verb("eat", ("object",), "eat {0}", irreversible=True),

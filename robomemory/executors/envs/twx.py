@@ -97,7 +97,17 @@ VERBS: tuple[Verb, ...] = (
 )
 # Verbs only one game has: published for that game alone, so the others' action API is as it was.
 GAME_VERBS: dict[str, tuple[Verb, ...]] = {
-    "simonsays": (Verb("touch", ("object",), "touch {0}"),),
+    # every command simonsays lists (TALES' six settings, its test seeds): Simon names one
+    "simonsays": (
+        Verb("touch", ("object",), "touch {0}"),
+        Verb("smell", ("object",), "smell {0}"),
+        Verb("do_a_dance", (), "do a dance"),
+        Verb("hop_to_the_left", (), "hop to the left"),
+        Verb("wave_hello", (), "wave hello"),
+        Verb("wiggle_your_toes", (), "wiggle your toes"),
+    ),
+    # mapreader lists "task": the world says the task again
+    "mapreader": (Verb("task", (), "task", "the world repeats the task", reads=True),),
 }
 FOLDS = ("train", "dev", "test")
 
@@ -110,7 +120,7 @@ _LINK = re.compile(r"^\s*The ([a-z][a-z -]*?) connects to (?:the )?([a-z][a-z ,-
 _LIST = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
 # "<verb> X" and "<verb> X in Y" forms of TextWorldExpress's valid actions.
-_ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop|touch) (.+)$")
+_ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop|touch|smell) (.+)$")
 _TWO_ARGS = re.compile(r"^(put|cook) (.+) in (.+)$")
 
 GAME_DEFAULTS: dict[str, str] = {
