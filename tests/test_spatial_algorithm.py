@@ -204,6 +204,18 @@ def test_rejected_answer_still_adds_observed_edges(script, llm):
     assert all(t.valid for t in mem.triples(include_invalid=True))
 
 
+def test_a_duplicate_key_answer_invalidates_nothing(script, llm):
+    """``{"delete": [], "delete": [1]}`` is refused whole (as the Mem0 updater refuses it),
+    not read as its last key: the known edge stays valid, the observed one is added."""
+    mem = make_memory()
+    step(mem, script, llm, 1, [("cup", "on", "table")])
+    stats = step(
+        mem, script, llm, 2, [("cup", "in", "drawer")], decision='{"delete": [], "delete": [1]}'
+    )
+    assert valid(mem) == {"cup on table", "cup in drawer"}
+    assert stats.ops_applied == 0
+
+
 def test_extractor_failure_adds_nothing(script, llm):
     mem = make_memory()
     step(mem, script, llm, 1, [("cup", "on", "table")])

@@ -3,13 +3,13 @@ updater (ADD / UPDATE / DELETE / NOOP against existing items named by integer id
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from robomemory.core import task_view
+from robomemory.prompts.strict import StrictAnswer
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Sentence = Annotated[str, StringConstraints(max_length=200)]
@@ -90,38 +90,20 @@ class EpisodeRecord(BaseModel):
     )
 
 
-class MemoryDecision(BaseModel):
+class MemoryDecision(StrictAnswer):
     """The updater's decision for one new item (Mem0); an UPDATE's merged text is asked for
     apart (:class:`MergedItem`)."""
 
-    # Strict: no coercion ("0", true, 0.0 are not ids); unknown fields and duplicate keys are
-    # rejected, so a loosely typed answer fails to parse and becomes a NOOP, never a DELETE.
-    model_config = ConfigDict(strict=True, extra="forbid")
-
+    # Strict (no coercion, unknown fields or duplicate keys): a loosely typed answer fails to
+    # parse and becomes a NOOP, never a DELETE.
     event: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
     id: int | None = Field(default=None, description="EXISTING item number for UPDATE/DELETE.")
 
-    @classmethod
-    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any):
-        """Reject duplicate keys (a JSON parser would keep the last one silently)."""
-        json.loads(json_data, object_pairs_hook=_no_duplicates)
-        return super().model_validate_json(json_data, **kwargs)
 
-
-class MergedItem(BaseModel):
+class MergedItem(StrictAnswer):
     """The merger's answer: one item that says what an existing item and NEW say."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
-
     text: str = Field(max_length=300)
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    dupes = sorted({k for k in keys if keys.count(k) > 1})
-    if dupes:
-        raise ValueError(f"duplicate keys in the answer: {', '.join(dupes)}")
-    return dict(pairs)
 
 
 def outcome_line(success: bool, score: float | None, max_score: float | None) -> str:

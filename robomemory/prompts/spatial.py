@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, create_model
 
 from robomemory.core import PLACEMENT_RELATIONS, RELATIONS
+from robomemory.prompts.strict import StrictAnswer
 
 # Bounded sizes: the json_schema grammar then bounds the answer, so it never runs past max_tokens.
 Name = Annotated[str, StringConstraints(max_length=40)]
@@ -32,15 +33,14 @@ class ExtractedTriples(BaseModel):
     relations: list[Relation] = Field(default_factory=list, json_schema_extra={"maxItems": 12})
 
 
-class ResolverDecision(BaseModel):
+class ResolverDecision(StrictAnswer):
     """Conflict resolver answer: the ids, among those it was shown, of the known edges the new
     edges make false. The new edges themselves are always added: they are what the robot
     observes now. (A "modify" is a deletion plus a new edge; asking only for ids keeps the
     answer to a few generated tokens.)"""
 
-    # Strict, as the Mem0 updater: true and 1.0 are no edge ids (an id invalidates an edge).
-    model_config = ConfigDict(extra="forbid", strict=True)
-
+    # Strict, as the Mem0 updater (the same parse): true and 1.0 are no edge ids, and a
+    # duplicate key is refused (an id invalidates an edge).
     delete: list[int] = Field(max_length=24, description="ids of known edges false now")
 
 
