@@ -55,6 +55,11 @@ class EpisodeRecord(BaseModel):
         "TALES' normalized score",
     )
     restarts: int = Field(default=0, description="Games restarted after a loss (tales).")
+    actions: str = Field(
+        default="listed",
+        description="listed: the world's valid actions were the candidates; free: only what a "
+        "player sees (executors/perceived.py)",
+    )
     error: str | None = None
 
     @property

@@ -107,6 +107,7 @@ def build_summary(records: Sequence[EpisodeRecord], extra: dict | None = None) -
         "memory_latency_by_step": m.memory_latency_by_step(records),
         "kg": m.kg_summary(records),
         "kg_growth": m.kg_growth(records),
+        "actions": sorted({r.actions for r in records}),
         **(extra or {}),
     }
 
@@ -148,6 +149,7 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
         f"\n_Test split: the steps of {sealed} episodes are sealed in sealed/ (not shown)._\n\n"
         if sealed
         else "",
+        _actions_line(summary.get("actions") or []),
         "## Results per agent, ablation and attempt\n",
         markdown_table(summary["table"], cols),
         "\n## Results per task\n",
@@ -197,6 +199,15 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
             markdown_table(acc.get("games", []), ["game", "steps", "precision", "recall", "f1"]),
         ]
     return "".join(parts)
+
+
+def _actions_line(modes: Sequence[str]) -> str:
+    """What the agents were given: the world's valid actions (listed) or a player's view."""
+    said = {
+        "listed": "listed (the world's valid actions are the candidates)",
+        "free": "free (only what a player sees: texts, score, the game's end)",
+    }
+    return f"\nActions: {'; '.join(said.get(m, m) for m in modes)}.\n\n" if modes else ""
 
 
 def _tales_parts(tales: dict) -> list[str]:

@@ -14,6 +14,8 @@
   episode error is recorded and the suite goes on.
 - TALES' protocol (``Suite.protocol == "tales"``, eval/tales.py): exactly the suite's steps, a
   game that ends without a win restarts (executors/restarting.py), the run's best score counts.
+- ``Suite.actions``: ``listed`` (the world's valid actions are the candidates) or ``free`` (the
+  executor reads only what a player sees: executors/perceived.py); each record keeps it.
 - Agents: ``robomemory``; the baselines ``react`` and ``fullctx`` (eval/baselines.py); and
   ``first``, RoboMemory's graph on the fake model (robomemory.testing.first_candidate): every
   step the first candidate the grounding offers, so robomemory − first is what the model adds.
@@ -86,7 +88,7 @@ class SuiteRunner:
         llm: StructuredLLM | BaseChatModel | None = None,
         embedder: Embeddings | None = None,
         memory_scope: MemoryScope = "suite",
-        executor_factory: Callable[[TaskSpec], Executor] = make_executor,
+        executor_factory: Callable[[TaskSpec], Executor] | None = None,
         show_progress: bool = True,
         max_steps: int | None = None,
         robot: str | None = None,
@@ -97,7 +99,9 @@ class SuiteRunner:
         self.llm = llm
         self.embedder = embedder
         self.memory_scope = memory_scope
-        self.executor_factory = executor_factory
+        self.executor_factory = executor_factory or (
+            lambda spec: make_executor(spec, self.suite.actions)
+        )
         self.show_progress = show_progress
         self.max_steps = max_steps
         self.robot = robot  # the robot's name (default: the suite's); a fleet names each
@@ -207,6 +211,7 @@ class SuiteRunner:
             ablation=label,
             attempt=attempt,
             model=cfg.model.label,
+            actions=self.suite.actions,
         )
         events: list[NodeEvent] = []
         step = [0]

@@ -221,6 +221,9 @@ class Suite(BaseModel):
     split: Split = "dev"
     # tales: TALES' protocol (eval/tales.py): exactly max_steps, a lost game restarts
     protocol: Literal["episode", "tales"] = "episode"
+    # listed: the world's valid actions are the candidates; free: what a player sees only
+    # (TextWorldExpress and ScienceWorld; executors/perceived.py)
+    actions: Literal["listed", "free"] = "listed"
 
     @model_validator(mode="after")
     def _ids_unique(self) -> Suite:
@@ -230,6 +233,22 @@ class Suite(BaseModel):
                 raise ValueError(f"task id {task.id!r} is given twice")
             seen.add(task.id)
         return self
+
+    @model_validator(mode="after")
+    def _free_worlds(self) -> Suite:
+        tw = [t.id for t in self.tasks if t.world == "textworld"]
+        if self.actions == "free" and tw:
+            raise ValueError(
+                f"actions free is built for twx and scienceworld tasks; {tw[0]} is textworld"
+            )
+        return self
+
+    def with_actions(self, actions: Literal["listed", "free"]) -> Suite:
+        """This suite with ``actions`` (checked: free mode has no TextWorld executor)."""
+        try:
+            return Suite.model_validate({**self.model_dump(), "actions": actions})
+        except ValidationError as exc:
+            raise ValueError(f"suite {self.name}: {error_line(exc)}") from None
 
 
 # tw-make tw-cooking settings per difficulty (paper: Base vs Long horizons).
@@ -625,10 +644,13 @@ def textworld_game(params: dict, cache: Path | None = None) -> Path:
     return tw_make_game(p.challenge, p.settings, p.seed, cache)
 
 
-def make_executor(spec: TaskSpec) -> Executor:
-    """Build the live executor of one task."""
+def make_executor(spec: TaskSpec, actions: Literal["listed", "free"] = "listed") -> Executor:
+    """Build the live executor of one task; ``actions="free"``: one that reads only what a
+    player sees (TextWorldExpress and ScienceWorld; a TextWorld game is refused)."""
     p = spec.params
     if spec.world == "textworld":
+        if actions == "free":
+            raise ValueError(f"{spec.id}: --actions free is built for twx and scienceworld only")
         from robomemory.executors.envs.textworld import TextWorldExecutor  # loads textworld (heavy)
 
         return TextWorldExecutor(textworld_game(p))
@@ -638,19 +660,20 @@ def make_executor(spec: TaskSpec) -> Executor:
 
         sw = ScienceWorldParams.model_validate(p)
         return ScienceWorldExecutor(
-            sw.task, sw.variation, sw.simplifications, step_limit=WORLD_STEP_LIMIT
+            sw.task, sw.variation, sw.simplifications, step_limit=WORLD_STEP_LIMIT, actions=actions
         )
     from robomemory.executors.envs.twx import TextWorldExpressExecutor  # worlds extra
 
     twx = TwxParams.model_validate(p)
     return TextWorldExpressExecutor(
-        twx.game, twx.seed, twx.params, fold=twx.fold, step_limit=WORLD_STEP_LIMIT
+        twx.game, twx.seed, twx.params, fold=twx.fold, step_limit=WORLD_STEP_LIMIT, actions=actions
     )
 
 
 def oracle_steps(spec: TaskSpec, executor: Executor) -> int | None:
     """Length of the world's oracle path for a task (TextWorld walkthrough, ScienceWorld and
-    TextWorldExpress gold paths); None when the world has none."""
+    TextWorldExpress gold paths); None when the world has none, or when the executor reads
+    only what a player sees (free mode requests no gold path)."""
     if spec.world == "textworld":
         # loads textworld (heavy)
         from robomemory.executors.envs.textworld_games import walkthrough_commands
@@ -658,7 +681,7 @@ def oracle_steps(spec: TaskSpec, executor: Executor) -> int | None:
         own = executor.game_path if isinstance(executor, PlaysGameFile) else None
         path = own or spec.params.get("path")
         return len(walkthrough_commands(path)) if path else None
-    if not isinstance(executor, KnowsGoldPath):
+    if not isinstance(executor, KnowsGoldPath) or getattr(executor, "actions", None) == "free":
         return None
     executor.reset()
     return len(executor.gold_actions())

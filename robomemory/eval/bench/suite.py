@@ -19,7 +19,11 @@ Or list them in a suite file (``--suite-file PATH.yaml``; eval/picks.py). ``--ga
 alone runs TextWorld games a user brings (files, folders or glob patterns), the suite ``games``.
 ``--ablate`` adds one RoboMemory run per listed component (``a+b`` removes both at once) next
 to the full system; baselines ignore it. Re-running the same command resumes. Each task's step
-limit is at least twice its oracle's.
+limit is at least twice its oracle's (free mode: the world's oracle is not read).
+
+``--actions free`` plays TextWorldExpress and ScienceWorld tasks reading only what a player sees
+(the texts, the score, the game's end: executors/perceived.py), TALES' terms; ``listed`` (the
+default, or the suite file's ``actions``) gives the world's valid actions as candidates.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from robomemory.eval.picks import check_worlds, load_suite_file, picked_suite
 from robomemory.eval.report import write_report
 from robomemory.eval.runner import AGENTS, SuiteRunner
 from robomemory.eval.suites import SPLITS, SUITES, TW_CHALLENGES, Suite, get_suite
+from robomemory.executors.perceived import ACTIONS_MODES
 
 PICKS = ("games", "sw", "twx", "tw")
 # options of a pick: (option, its pick)
@@ -122,6 +127,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         help=f"{'|'.join(AGENTS)}; repeat or comma-separate; default robomemory",
     )
+    add_actions_argument(p)
     p.add_argument("--attempts", type=int, default=2, help="lifelong attempts per task")
     p.add_argument(
         "--ablate",
@@ -156,6 +162,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--no-progress", action="store_true")
+
+
+def add_actions_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--actions",
+        choices=ACTIONS_MODES,
+        default=None,
+        help="listed: the world's valid actions are the candidates (default: the suite's); "
+        "free: only what a player sees, the texts, score and game's end (TALES' terms; "
+        "TextWorldExpress and ScienceWorld)",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> AgentConfig:
@@ -198,8 +215,10 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
             raise ValueError(f"--{option.replace('_', '-')} goes with --{pick}")
     if args.split is not None and not args.suite:
         raise ValueError("--split goes with --suite (a suite file says split: test itself)")
+    actions = getattr(args, "actions", None)
     if args.suite:
-        return get_suite(args.suite, args.split)
+        suite = get_suite(args.suite, args.split)
+        return suite.with_actions(actions) if actions else suite
     if args.suite_file:
         suite = load_suite_file(args.suite_file)
     else:
@@ -214,6 +233,8 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
             tw_settings=args.tw_settings or "",
             max_steps=args.max_steps or Suite.model_fields["max_steps"].default,
         )
+    if actions:
+        suite = suite.with_actions(actions)
     check_worlds(suite)
     return suite
 

@@ -6,7 +6,10 @@ memory, and writes ``OUT/table.md`` from that run only::
 
     robomemory bench table --suites tiny,tw-cooking-medium:test,tales-twx --out runs/table
 
-A suite is ``NAME[:SPLIT]`` (``dev`` unless said). ``OUT/table.json`` records the commit the run
+A suite is ``NAME[:SPLIT]`` (``dev`` unless said). ``--actions listed,free`` runs each suite
+in each mode (``listed``: the world's valid actions are the candidates; ``free``: only what a
+player sees; a free row's folder ends in ``-free``); each row says its mode, from the manifest.
+``OUT/table.json`` records the commit the run
 began at; a re-run resumes it and refuses another commit or a tree with uncommitted changes to
 tracked files, so a row never mixes commits (run a long table from a worktree at its commit:
 ``git worktree add /tmp/table COMMIT``). Each suite's machine load (1-minute load average) is
@@ -24,6 +27,7 @@ import re
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 from rich.console import Console
@@ -34,6 +38,7 @@ from robomemory.eval.report import load_records, write_json_atomic, write_report
 from robomemory.eval.runner import SuiteRunner
 from robomemory.eval.suites import Suite, get_suite
 from robomemory.eval.tales import PUBLISHED_SOURCE, SUITE_FRAMEWORK, published
+from robomemory.executors.perceived import ACTIONS_MODES
 
 MANIFEST = "table.json"
 TABLE = "table.md"
@@ -63,12 +68,14 @@ class SuiteLoad(BaseModel):
 
 
 class TableSuite(BaseModel):
-    """One suite of a table: its name, split, folder in the run and number of tasks."""
+    """One suite of a table: its name, split, folder in the run, number of tasks and what its
+    agents were given (``listed``: the world's valid actions; ``free``: a player's view)."""
 
     name: str
     split: str
     folder: str
     tasks: int
+    actions: Literal["listed", "free"] = "listed"
 
 
 class TableManifest(BaseModel):
@@ -99,18 +106,37 @@ def parse_specs(text: str) -> list[tuple[str, str | None]]:
     return specs
 
 
-def spec_suite(name: str, split: str | None) -> Suite:
-    """The suite a spec names (its split's seeds)."""
-    return get_suite(name, split)
+def parse_actions(text: str | None) -> list[Literal["listed", "free"]]:
+    """``"listed,free"`` -> ["listed", "free"]; None: listed alone."""
+    modes = [m.strip() for m in (text or "listed").split(",") if m.strip()]
+    bad = [m for m in modes if m not in ACTIONS_MODES]
+    if bad or not modes:
+        raise ValueError(f"--actions {text!r}: choose listed, free or listed,free")
+    return list(dict.fromkeys(modes))  # type: ignore[arg-type]
 
 
-def table_suites(specs: list[tuple[str, str | None]], episodes: int | None) -> list[TableSuite]:
-    """The manifest's entries of ``specs`` (each suite built, so a bad name stops the run)."""
+def spec_suite(name: str, split: str | None, actions: str = "listed") -> Suite:
+    """The suite a spec names (its split's seeds), in the actions mode."""
+    suite = get_suite(name, split)
+    return suite if actions == suite.actions else suite.with_actions(actions)  # type: ignore[arg-type]
+
+
+def table_suites(
+    specs: list[tuple[str, str | None]],
+    episodes: int | None,
+    actions: list[Literal["listed", "free"]] | None = None,
+) -> list[TableSuite]:
+    """The manifest's entries of ``specs``, one per suite and actions mode (each suite built,
+    so a bad name stops the run)."""
     out = []
     for name, split in specs:
-        suite = spec_suite(name, split)
-        tasks = len(suite.tasks[:episodes] if episodes else suite.tasks)
-        out.append(TableSuite(name=name, split=suite.split, folder=suite.name, tasks=tasks))
+        for mode in actions or ["listed"]:
+            suite = spec_suite(name, split, mode)
+            tasks = len(suite.tasks[:episodes] if episodes else suite.tasks)
+            folder = suite.name if mode == "listed" else f"{suite.name}-free"
+            out.append(
+                TableSuite(name=name, split=suite.split, folder=folder, tasks=tasks, actions=mode)
+            )
     return out
 
 
@@ -167,7 +193,7 @@ def _now() -> str:
 def run_table(out: Path, runner_args: dict, manifest: TableManifest, console: Console) -> None:
     """Run every suite of the table (resuming what is done), writing table.md after each."""
     for entry in manifest.suites:
-        suite = spec_suite(entry.name, entry.split)
+        suite = spec_suite(entry.name, entry.split, entry.actions)
         folder = out / entry.folder
         key = entry.folder
         load = manifest.loads.get(key)
@@ -222,7 +248,7 @@ def render_table(out: Path, brief: bool = False) -> str:
         by_agent = {
             a: [r for r in records if r.agent == a and r.attempt == 1] for a in manifest.agents
         }
-        row = [f"`{entry.name}`", entry.split, "listed", str(total)]
+        row = [f"`{entry.name}`", entry.split, entry.actions, str(total)]
         for agent in manifest.agents:
             row += [_cell(by_agent[agent], total, "sr_gc"), _cell(by_agent[agent], total, "steps")]
             if agent != "first":
@@ -246,7 +272,7 @@ def render_table(out: Path, brief: bool = False) -> str:
         f"{manifest.cores} CPU cores, model `{manifest.model}`; attempt 1, empty memory; "
         "`first` is the model-free agent (the first candidate every step). "
         "dev: the suites the rules were written from; test: seeds nobody read traces of. "
-        "actions listed: the world's valid actions are given."
+        + ACTIONS_NOTE[tuple(sorted({t.actions for t in manifest.suites}))]
     )
     if brief:
         return "\n".join([head, "", *lines]) + "\n"
@@ -254,6 +280,14 @@ def render_table(out: Path, brief: bool = False) -> str:
     for block in compared:
         parts += ["", *block]
     return "\n".join(parts) + "\n"
+
+
+ACTIONS_NOTE: dict[tuple[str, ...], str] = {
+    ("listed",): "actions listed: the world's valid actions are given.",
+    ("free",): "actions free: only what a player sees (texts, score, the game's end).",
+    ("free", "listed"): "actions listed: the world's valid actions are given; free: only what "
+    "a player sees (texts, score, the game's end).",
+}
 
 
 def tales_lines(folder: Path, entry: TableSuite, agents: list[str]) -> list[str]:
@@ -265,12 +299,14 @@ def tales_lines(folder: Path, entry: TableSuite, agents: list[str]) -> list[str]
         mine = [r for r in records if r.agent == agent and r.attempt == 1]
         part = "" if len(mine) == entry.tasks else f" ({len(mine)} of {entry.tasks} tasks)"
         score = f"{100 * summarize(mine)['gc']:.1f}{part}" if mine else "not run"
-        rows.append(f"| {agent} (ours, listed actions) | {score} |")
+        rows.append(f"| {agent} (ours, {entry.actions} actions) | {score} |")
     theirs = dict(published(entry.name))
     rows += [f"| {model} (TALES', no list) | {theirs[model]:.1f} |" for model in COMPARED]
+    ours = "ours do" if entry.actions == "listed" else "nor do ours (free: only what a player sees)"
     return [
-        f"TALES score on `{entry.name}` ({SUITE_FRAMEWORK[entry.name]}), ours beside those TALES "
-        f"published ({PUBLISHED_SOURCE}); their agents get no list of valid actions, ours do:",
+        f"TALES score on `{entry.name}` ({SUITE_FRAMEWORK[entry.name]}, {entry.actions} actions), "
+        f"ours beside those TALES published ({PUBLISHED_SOURCE}); their agents get no list of "
+        f"valid actions, {ours}:",
         "",
         "| agent | score (%) |",
         "|---|---|",
@@ -329,6 +365,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model-name", default=None, help="model id for --model openai")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
     p.add_argument("--episodes", type=int, default=None, help="first N tasks of each suite")
+    p.add_argument(
+        "--actions",
+        default="listed",
+        metavar="listed|free|listed,free",
+        help="listed: the world's valid actions are the candidates (default); free: only what "
+        "a player sees (TextWorldExpress and ScienceWorld suites); both: a row of each",
+    )
     p.add_argument("--out", required=True, type=Path, help="the run's folder")
     p.add_argument(
         "--write-docs",
@@ -342,7 +385,7 @@ def main(args: argparse.Namespace) -> int:
     from robomemory.eval.committed import repo_root
 
     console = Console()
-    suites = table_suites(parse_specs(args.suites), args.episodes)
+    suites = table_suites(parse_specs(args.suites), args.episodes, parse_actions(args.actions))
     agents = parse_agents(args.agent or [",".join(DEFAULT_AGENTS)])
     cfg = config_from_args(args)
     root = repo_root()

@@ -4,6 +4,12 @@ A world executor publishes the paper's action API (Table 4) plus the verbs its w
 translates each Action into the world's command through a template, rejects actions that do not
 validate against the published space without sending them, and reports a FAILED outcome with
 the world's own message when the world refuses a command.
+
+Two modes (``actions``): ``listed`` offers the world's own list of valid commands as the
+candidates and reads what the world tells beside its texts (the room and the inventory each
+step, a digest of its state); ``free`` reads only the text each command returns, the score
+and the game's end, and offers the commands the robot's own belief affords
+(executors/perceived.py).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from robomemory.core import (
     TASK_COMPLETE,
@@ -26,6 +32,14 @@ from robomemory.core import (
 )
 from robomemory.executors.base import rejected
 from robomemory.executors.candidates import rank_candidates
+from robomemory.executors.perceived import (
+    ACTIONS_MODES,
+    ActionsMode,
+    Belief,
+    Need,
+    Seen,
+    free_candidates,
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,28 @@ class Verb:
     reveals: bool = False
     takes: bool = False
     aliases: tuple[str, ...] = ()  # the world's own words for it, as its tasks write them
+    # free mode: what each argument needs of the robot's belief (perceived.NEEDS); default
+    # from the flags: a move a way out, a take a thing here, a put a held thing, else near
+    needs: tuple[Need, ...] = ()
+
+    def arg_needs(self) -> tuple[Need, ...]:
+        """What each argument needs of the robot's belief in free mode."""
+        if self.needs:
+            return self.needs
+        n = len(self.arg_kinds)
+        if self.moves:
+            return ("exit",) * n
+        if self.takes:
+            return ("here",) * n
+        if self.reverses == "pick_up":
+            return ("held", "support")[:n]
+        if self.reads and n:
+            return ("known",) * n
+        if self.reverses == "open":
+            return ("opened",) * n
+        if self.name == "open":
+            return ("closed",) * n
+        return ("near",) * n
 
     def spec(self) -> VerbSpec:
         return VerbSpec(
@@ -105,6 +141,7 @@ class WorldReply:
     holding: tuple[str, ...] = ()  # the names of what the agent holds, when the world says
     exits: tuple[tuple[str, str], ...] = ()  # (move's argument, place it leads to) from here
     links: tuple[tuple[str, str], ...] = ()  # pairs of places the answer says are joined
+    holding_known: bool | None = None  # None: the executor's ``reports_holding``
 
 
 class CommandWorldExecutor(ABC):
@@ -115,11 +152,29 @@ class CommandWorldExecutor(ABC):
     # the world's inventory comes with every answer: an empty ``holding`` is empty hands
     reports_holding: bool = False
 
-    def __init__(self) -> None:
+    def __init__(self, actions: ActionsMode = "listed") -> None:
+        if actions not in ACTIONS_MODES:
+            raise ValueError(f"unknown actions mode {actions!r}; choose listed or free")
         self._seen: dict[str, dict[str, None]] = {}
         self._last: WorldReply | None = None
         self.task: str = ""
         self.commands: list[str] = []
+        self.actions: ActionsMode = actions
+        self.belief = Belief()  # free mode: what the robot believes from the texts it read
+
+    @property
+    def free(self) -> bool:
+        """Whether this executor reads only what a player sees (``actions == "free"``)."""
+        return self.actions == "free"
+
+    @property
+    def teleport(self) -> bool:
+        """Whether a move may go to any place perceived (not only a way out seen here)."""
+        return False
+
+    def _perceive(self, text: str) -> Seen:
+        """Free mode: what one of the world's texts shows (each world's parser)."""
+        return Seen()
 
     # --- world hooks -------------------------------------------------------------------------
     @abstractmethod
@@ -151,6 +206,10 @@ class CommandWorldExecutor(ABC):
     def send_raw(self, command: str) -> WorldReply:
         """Send a raw world command (oracle replays, spatial-accuracy bench)."""
         reply = self._send(command)
+        if self.free:
+            if not self._refused(reply.text):
+                self.belief.see(self._perceive(reply.text))
+            reply = self._believed(reply)
         self._last = reply
         self._remember()
         return reply
@@ -159,7 +218,13 @@ class CommandWorldExecutor(ABC):
     def reset(self) -> tuple[str, Observation]:
         self._seen = {}
         self.commands = []
+        self.belief = Belief()
         self.task, reply = self._start()
+        if self.free:
+            said = self._perceive(self.task)
+            self.belief.noted = dict.fromkeys([*said.things, *said.mentioned])
+            self.belief.see(self._perceive(reply.text))
+            reply = self._believed(reply)
         self._last = reply
         self._remember()
         return self.task, self._observation(reply)
@@ -179,8 +244,13 @@ class CommandWorldExecutor(ABC):
         )
 
     def action_space(self) -> ActionSpace:
-        """Verbs, seen names and the world's valid commands now as candidates."""
+        """Verbs, seen names and the world's valid commands now as candidates (free mode:
+        the commands the robot's belief affords)."""
         space = self._space()
+        if self.free:
+            verbs = [(v.name, v.arg_needs()) for v in self.verbs]
+            space.candidates = free_candidates(self.belief, verbs, self.task, self.teleport)
+            return space
         mapped = [self.command_to_action(c) for c in self._valid_commands()]
         mapped.append(Action(verb=TASK_COMPLETE))
         valid = [a for a in mapped if a is not None and self._validate(a) is None]
@@ -214,9 +284,14 @@ class CommandWorldExecutor(ABC):
         self.commands.append(command)
         before = self._last
         reply = self._send(command)
+        refused = self._refused(reply.text)
+        if self.free:
+            if not refused:
+                seen = self._perceive(reply.text)
+                self.belief.acted(action.verb, action.args, seen, moves=verb.moves)
+            reply = self._believed(reply)
         self._last = reply
         self._remember()
-        refused = self._refused(reply.text)
         details: dict = {"command": command}
         if reply.world is not None and before is not None and before.world is not None:
             # a score that moved is a change too (a commitment the world's words do not show)
@@ -272,8 +347,31 @@ class CommandWorldExecutor(ABC):
             details={"won": last.won},
         )
 
+    def _believed(self, reply: WorldReply) -> WorldReply:
+        """``reply`` with where the robot is, what it holds, the ways out and a digest, all
+        from its belief (free mode: the world's hidden state is never read)."""
+        b = self.belief
+        return replace(
+            reply,
+            place=b.place,
+            world=b.digest(),
+            holding=tuple(b.held),
+            holding_known=b.held_known,
+            exits=tuple((way, where) for way, where in b.ways().items() if where),
+        )
+
+    def _believed_names(self) -> dict[str, list[str]]:
+        """Free mode's targets: every name perceived, by argument kind (a move's kind: the
+        ways and places perceived)."""
+        b = self.belief
+        ways = [w for slot in b.exits.values() for w in slot]
+        moving = {k for v in self.verbs if v.moves for k in v.arg_kinds}
+        kinds = {k for v in self.verbs for k in v.arg_kinds}
+        return {k: [*ways, *b.places] if k in moving else list(b.names) for k in kinds}
+
     def _remember(self) -> None:
-        for kind, names in self._visible().items():
+        visible = self._believed_names() if self.free else self._visible()
+        for kind, names in visible.items():
             slot = self._seen.setdefault(kind, {})
             for name in names:
                 if name:
@@ -290,7 +388,9 @@ class CommandWorldExecutor(ABC):
             place=reply.place,
             world=reply.world,
             holding=list(reply.holding),
-            holding_known=self.reports_holding,
+            holding_known=(
+                self.reports_holding if reply.holding_known is None else reply.holding_known
+            ),
             exits=dict(reply.exits),
             links=list(reply.links),
         )

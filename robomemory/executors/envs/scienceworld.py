@@ -3,6 +3,12 @@
 ScienceWorld (``scienceworld`` package, a bundled Java 17 jar) has 30 tasks with many
 variations each and a partial-credit score 0–100; -100 means the task failed (e.g. focusing on
 the wrong object). GC is ``max(score, 0) / 100``.
+
+``actions="free"`` (executors/perceived.py): no gold path is generated, and nothing but the
+texts, the score and the game's end is read: no valid combinations, possible actions or
+objects, referent tables, ``info["look"]`` / ``info["inv"]``; the first observation is the
+world's first text alone, and the candidates come from the texts the robot's commands returned
+(envs/scienceworld_perceived.py).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from robomemory.executors.envs.command_world import (
     WorldReply,
     held_names,
 )
+from robomemory.executors.envs.scienceworld_perceived import perceive
+from robomemory.executors.perceived import ActionsMode, Seen
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +91,18 @@ VERBS: tuple[Verb, ...] = (
     Verb("look_at", ("object",), "look at {0}", reads=True),
     Verb("look_in", ("object",), "look in {0}", reads=True, reveals=True),
     Verb("read", ("object",), "read {0}", reads=True),
-    Verb("use", ("object", "object"), "use {0} on {1}", "use a tool on something"),
-    Verb("pour", ("object", "receptacle"), "pour {0} into {1}"),  # as the world lists it
+    Verb(
+        "use",
+        ("object", "object"),
+        "use {0} on {1}",
+        "use a tool on something",
+        needs=("held", "near"),
+    ),
+    # as the world lists it
+    Verb("pour", ("object", "receptacle"), "pour {0} into {1}", needs=("held", "near")),
     Verb("mix", ("object",), "mix {0}", "mix a container's contents", irreversible=True),
     Verb("connect", ("object", "object"), "connect {0} to {1}", "wire two terminals"),
-    Verb("eat", ("object",), "eat {0}", irreversible=True),
+    Verb("eat", ("object",), "eat {0}", irreversible=True, needs=("held",)),
     Verb("wait", (), "wait1", "let one time step pass"),
     Verb("inventory", (), "inventory", reads=True),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
@@ -131,8 +146,9 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         simplifications: str = "easy",
         step_limit: int = 100,
         env=None,
+        actions: ActionsMode = "listed",
     ):
-        super().__init__()
+        super().__init__(actions)
         from scienceworld import ScienceWorldEnv
 
         self.task_name = task_name
@@ -159,8 +175,12 @@ class ScienceWorldExecutor(CommandWorldExecutor):
     def action_space(self) -> ActionSpace:
         """The world's valid commands but acts on a room, and with teleporting, a teleport to
         every room seen this task but the one the robot is in: the world lists only the rooms
-        visible from here, so a robot in a room without a door in view could never leave it."""
+        visible from here, so a robot in a room without a door in view could never leave it.
+        Free mode: the commands the robot's belief affords (teleporting: to any room it
+        perceived)."""
         space = super().action_space()
+        if self.free:
+            return space
         # a room is a place to go to or look in, no thing to act on (focus on, mix, pick up)
         reads = {v.name for v in self.verbs if v.reads}
         space.candidates = [
@@ -181,6 +201,15 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         space.candidates = rank_candidates([*kept, *(m for m in moves if m not in kept)])
         return space
 
+    @property
+    def teleport(self) -> bool:
+        return any(
+            v.name == "navigate_to" and v.template.startswith("teleport") for v in self.verbs
+        )
+
+    def _perceive(self, text: str) -> Seen:
+        return perceive(text)
+
     def learn_places(self, places: Sequence[str]) -> int:
         """Teleport to the rooms the robot's memory knows too (a robot that walked this house
         before knows its rooms): those of ``places`` that are rooms of ScienceWorld."""
@@ -197,6 +226,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         known = self._seen.setdefault("place", {})
         for room in self._remembered:
             known.setdefault(room, None)
+            self.belief.places.setdefault(room, None)
 
     def _start(self) -> tuple[str, WorldReply]:
         self._aliases = set()
@@ -206,9 +236,13 @@ class ScienceWorldExecutor(CommandWorldExecutor):
                 f"ScienceWorld task {self.task_name!r} has variations 0-{variations - 1}, "
                 f"not {self.variation}"
             )
-        self.env.load(self.task_name, self.variation, self.simplifications, generateGoldPath=True)
+        self.env.load(
+            self.task_name, self.variation, self.simplifications, generateGoldPath=not self.free
+        )
         obs, info = self.env.reset()
         task = self.env.get_task_description()
+        if self.free:
+            return task, WorldReply(text=obs, score=0.0, done=False)
         look = str(info.get("look") or obs)
         self._look = look
         inventory = str(info.get("inv") or "")
@@ -229,6 +263,14 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             log.info("scienceworld: ambiguous %r, choosing option 0", command)
             obs, _reward, done, info = self.env.step("0")
         score = float(info.get("score", 0) or 0)
+        if self.free:
+            return WorldReply(
+                text=obs,
+                score=score,
+                done=bool(done),
+                won=bool(done) and score >= self.max_score,
+                lost=score < 0,
+            )
         look, inventory = str(info.get("look") or ""), str(info.get("inv") or "")
         self._look = look or self._look
         return WorldReply(
@@ -270,7 +312,7 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         whole words. Names of nothing seen (hallucinated objects) are still rejected.
         """
         problem = super()._validate(action)
-        if problem is None or not problem.startswith("unknown "):
+        if self.free or problem is None or not problem.startswith("unknown "):
             return problem
         spec = next((v for v in self.verbs if v.name == action.verb), None)
         if spec is None:
@@ -301,7 +343,10 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         return head.startswith(REFUSALS_START) or any(p in head for p in REFUSALS_IN)
 
     def gold_actions(self) -> list[str]:
-        """The world's oracle command sequence for the loaded variation (after reset)."""
+        """The world's oracle command sequence for the loaded variation (after reset; free
+        mode: never generated)."""
+        if self.free:
+            raise RuntimeError("free mode reads no gold path (actions='free')")
         return list(self.env.get_gold_action_sequence())
 
 

@@ -7,6 +7,11 @@ the coin to the box, with a map), ``arithmetic``, ``sorting``, ``simonsays``, ``
 Each game takes generation parameters (``gameParams``, e.g. ``numLocations=8,includeDoors=1``)
 and a fold (``train`` / ``dev`` / ``test``: which objects it draws from). Scores are already
 normalized to [0, 1]; GC is the score.
+
+``actions="free"`` (executors/perceived.py): no gold path is generated, and of each step's
+``info`` only the task, the score and the game's end are read (no ``validActions``, no
+``look`` / ``inventory`` texts); the candidates come from the texts the robot's commands
+returned (envs/twx_perceived.py).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from robomemory.executors.envs.command_world import (
     WorldReply,
     held_names,
 )
+from robomemory.executors.envs.twx_perceived import map_links, perceive
+from robomemory.executors.perceived import ActionsMode, Seen
 
 DIRECTIONS = ("north", "south", "east", "west")
 
@@ -53,6 +60,7 @@ VERBS: tuple[Verb, ...] = (
         "slice {0}",
         "cut into slices, only if the recipe says slice; needs a knife",
         irreversible=True,
+        needs=("held",),
     ),
     Verb(
         "chop",
@@ -60,6 +68,7 @@ VERBS: tuple[Verb, ...] = (
         "chop {0}",
         "cut into pieces, only if the recipe says chop; needs a knife",
         irreversible=True,
+        needs=("held",),
     ),
     Verb(
         "dice",
@@ -67,6 +76,7 @@ VERBS: tuple[Verb, ...] = (
         "dice {0}",
         "cut into cubes, only if the recipe says dice; needs a knife",
         irreversible=True,
+        needs=("held",),
     ),
     Verb(
         "cook",
@@ -74,6 +84,7 @@ VERBS: tuple[Verb, ...] = (
         "cook {0} in {1}",
         "as the recipe says: oven roasts, stove fries",
         irreversible=True,
+        needs=("held", "here"),  # the stove, the oven: no furniture
     ),
     Verb("read", ("object",), "read {0}", reads=True),
     Verb("examine", ("object",), "examine {0}", reads=True),
@@ -92,6 +103,7 @@ VERBS: tuple[Verb, ...] = (
         "eat {0}",
         "eat food (a cooking task ends by eating the prepared meal)",
         irreversible=True,
+        needs=("held",),
     ),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
 )
@@ -113,11 +125,8 @@ FOLDS = ("train", "dev", "test")
 
 # The room a "look around" answer names ("You are in the kitchen. ...").
 _ROOM = re.compile(r"^You are in the ([a-z][a-z -]*?)\.")
-# Where each way out leads ("To the West you see the basement."), and a map's lines ("The
-# garage connects to the studio and outside."): the world's own layout of its texts.
+# Where each way out leads ("To the West you see the basement."): the world's own layout.
 _EXIT = re.compile(r"To the (North|South|East|West) you see the ([a-z][a-z -]*?)\.")
-_LINK = re.compile(r"^\s*The ([a-z][a-z -]*?) connects to (?:the )?([a-z][a-z ,-]*?)\.\s*$", re.M)
-_LIST = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
 # "<verb> X" and "<verb> X in Y" forms of TextWorldExpress's valid actions.
 _ONE_ARG = re.compile(r"^(take|open|close|slice|chop|dice|read|examine|eat|drop|touch|smell) (.+)$")
@@ -144,8 +153,9 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
         fold: str = "train",
         step_limit: int = 100,
         env=None,
+        actions: ActionsMode = "listed",
     ):
-        super().__init__()
+        super().__init__(actions)
         from textworld_express import TextWorldExpressEnv
 
         self.game = game
@@ -166,16 +176,19 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
             gameFold=self.fold,
             gameName=self.game,
             gameParams=self.params,
-            generateGoldPath=True,
+            generateGoldPath=not self.free,
         )
+        task = str(info.get("taskDescription") or "")
+        if self.free:
+            return task, WorldReply(text=obs, score=0.0, done=False, links=map_links(obs))
         self._gold = list(self.env.getGoldActionSequence())
         self._valid = list(info.get("validActions") or [])
-        task = str(info.get("taskDescription") or "")
         return task, WorldReply(text=obs, score=0.0, done=False, **self._where(info))
 
     def _send(self, command: str) -> WorldReply:
         obs, _reward, done, info = self.env.step(command)
-        self._valid = list(info.get("validActions") or [])
+        if not self.free:
+            self._valid = list(info.get("validActions") or [])
         return WorldReply(
             text=obs,
             score=float(info.get("score", 0.0) or 0.0),
@@ -183,8 +196,11 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
             won=bool(info.get("tasksuccess")),
             lost=bool(info.get("taskfailure")),
             links=map_links(obs),
-            **self._where(info),
+            **({} if self.free else self._where(info)),
         )
+
+    def _perceive(self, text: str) -> Seen:
+        return perceive(text)
 
     def _where(self, info: dict) -> dict:
         """Place, world digest and what is held, from the room's and the inventory's texts the
@@ -220,17 +236,10 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
         return list(self._valid)
 
     def gold_actions(self) -> list[str]:
-        """The world's oracle command sequence for this seed."""
+        """The world's oracle command sequence for this seed (free mode: never generated)."""
+        if self.free:
+            raise RuntimeError("free mode reads no gold path (actions='free')")
         return list(self._gold)
-
-
-def map_links(text: str) -> tuple[tuple[str, str], ...]:
-    """The pairs of places a map's lines join ("The garage connects to the studio and
-    outside." joins garage-studio and garage-outside)."""
-    out: list[tuple[str, str]] = []
-    for place, others in _LINK.findall(text):
-        out += [(place, o.strip()) for o in _LIST.split(others) if o.strip()]
-    return tuple(out)
 
 
 def twx_game_names() -> list[str]:
