@@ -35,16 +35,14 @@ ACTIONS_MODES: tuple[ActionsMode, ...] = ("listed", "free")
 # What an argument needs of the belief:
 #   held: a thing held; here: a thing seen here, not held (what stands on or in another
 #   first, furniture last); support: a thing here, furniture first; near: held or here;
-#   known: near, and the names the task and the robot's reading named;
 #   closed / opened: a thing here believed closed / opened (doors included);
 #   exit: a way out seen from here; place: any place perceived but this one (teleporting).
-Need = Literal["held", "here", "support", "near", "known", "closed", "opened", "exit", "place"]
+Need = Literal["held", "here", "support", "near", "closed", "opened", "exit", "place"]
 NEEDS: tuple[Need, ...] = (
     "held",
     "here",
     "support",
     "near",
-    "known",
     "closed",
     "opened",
     "exit",
@@ -217,7 +215,6 @@ def pools(belief: Belief, teleport: bool = False) -> dict[Need, list[str]]:
         "here": things,
         "support": support,
         "near": [*held, *things],
-        "known": list(dict.fromkeys([*held, *things, *belief.noted])),
         "closed": [*(n for n in belief.closed.get(here, {}) if n in things), *doors],
         "opened": [n for n in belief.opened.get(here, {}) if n in things or _DOOR.match(n)],
         "exit": places if teleport else list(belief.ways()),

@@ -73,8 +73,6 @@ class Verb:
             return ("here",) * n
         if self.reverses == "pick_up":
             return ("held", "support")[:n]
-        if self.reads and n:
-            return ("known",) * n
         if self.reverses == "open":
             return ("opened",) * n
         if self.name == "open":

@@ -40,10 +40,12 @@ CONTAINS = re.compile(r"The ([a-z0-9][a-z0-9 -]*?) contains ([^.]*)\.")
 REVEALING = re.compile(r"revealing the ([a-z][a-z -]*?)\.")
 GAINED = re.compile(r"Adding the ([a-z0-9][a-z0-9 -]*?) to your inventory")
 INVENTORY = re.compile(r"^Inventory:")
-# Simon's commands: "Simon says, 'touch pea'."
-SIMON = re.compile(
-    r"'(?:touch|smell|examine|take|eat|slice|chop|dice|read|drop|open|close) ([a-z0-9 -]+)'"
-)
+# Simon's commands: "Simon says, 'touch pea'." or, to remember, "Simon says, take these
+# actions in order: examine blueberry, touch pea."
+_SIMON_VERBS = r"(?:touch|smell|examine|take|eat|slice|chop|dice|read|drop|open|close)"
+SIMON = re.compile(rf"'{_SIMON_VERBS} ([a-z0-9 -]+)'")
+SIMON_LIST = re.compile(r"actions in order: ([^.]*)\.")
+SIMON_ITEM = re.compile(rf"^{_SIMON_VERBS} ([a-z0-9 -]+)$")
 _NO_THING = frozenset({"room", "game"})
 _PART = re.compile(r"In (?:one|another) part of the room")
 
@@ -88,7 +90,9 @@ def perceive(text: str) -> Seen:
             places=tuple(known),
         )
     inside = [n for _, what in CONTAINS.findall(text) for n in things(what)]
-    shown = [*inside, *(m.strip() for m in SIMON.findall(text))]
+    ordered = [i.strip() for said in SIMON_LIST.findall(text) for i in said.split(",")]
+    simon = [*SIMON.findall(text), *(m.group(1) for i in ordered if (m := SIMON_ITEM.match(i)))]
+    shown = list(dict.fromkeys([*inside, *(n.strip() for n in simon)]))
     revealed = REVEALING.search(text)
     if revealed is not None:
         places = (*places, revealed.group(1))
