@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+from robomemory.effects import Effects, parse_atoms
 
 TASK_COMPLETE = "task_complete"
 """The verb by which the agent declares its task done (it ends the episode)."""
@@ -269,6 +271,23 @@ class VerbSpec(BaseModel):
         description="The one place the world lets this act be done (charge: the dock), "
         "offered there only once what it needs is held.",
     )
+    # Preconditions and effects (robomemory.effects): where a verb declares them, the meanings
+    # above follow from them (grounding.meanings) instead of the booleans.
+    needs: list[str] = Field(
+        default_factory=list, description="Atoms true before it, e.g. 'held($0)', 'at($1, here)'."
+    )
+    adds: list[str] = Field(default_factory=list, description="Atoms it makes true.")
+    removes: list[str] = Field(default_factory=list, description="Atoms it makes false.")
+
+    @field_validator("needs", "adds", "removes")
+    @classmethod
+    def _atoms(cls, value: list[str]) -> list[str]:
+        parse_atoms(value)
+        return value
+
+    def effects(self) -> Effects:
+        """Its needs, adds and removes, parsed."""
+        return Effects(parse_atoms(self.needs), parse_atoms(self.adds), parse_atoms(self.removes))
 
 
 class ActionSpace(BaseModel):

@@ -26,7 +26,8 @@ def described_things(world: WorldModel, verbs: Sequence[VerbSpec], task: str) ->
 
 def by_direction(verbs: Sequence[VerbSpec]) -> set[str]:
     """The move verbs whose argument is a direction ("go(north)"): they name no place."""
-    return {v.name for v in verbs if v.moves and v.arg_kinds[:1] == ["direction"]}
+    moves = meanings(verbs).moves
+    return {v.name for v in verbs if v.name in moves and v.arg_kinds[:1] == ["direction"]}
 
 
 def unvisited_moves(

@@ -111,7 +111,8 @@ def irreversible_repeats(
     """Candidates that would repeat an irreversible act (``VerbSpec.irreversible``) on the
     same thing: done before (``done``), or its result shown by the world's words
     (``states``: a thing shown painted is not painted again)."""
-    specs = {v.name: v for v in verbs if v.irreversible}
+    irreversible = meanings(verbs).irreversible
+    specs = {v.name: v for v in verbs if v.name in irreversible}
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, done)}
     out: list[str] = []
     for a in candidates:

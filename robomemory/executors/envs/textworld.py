@@ -31,6 +31,7 @@ from robomemory.core import (
 )
 from robomemory.executors.base import join_names, rejected, world_digest
 from robomemory.executors.candidates import rank_candidates
+from robomemory.executors.envs.textworld_effects import with_effects
 from robomemory.executors.envs.textworld_games import (
     PORTABLE_TYPES,
     GameFileError,
@@ -185,7 +186,9 @@ class TextWorldExecutor:
             verbs += KEY_VERBS
         if "meal" in types:
             verbs += COOKING_VERBS
-        kb = self._require_state()["game"].kb.types
+        game = self._require_state()["game"]
+        kb = game.kb.types
+        verbs = with_effects(verbs, game.kb)  # what each verb needs and does, by the game's rules
         known = self.known_objects()
         receptacles = [
             n for n in known if kb.is_descendant_of(self._types.get(n, ""), _RECEPTACLE_PARENTS)

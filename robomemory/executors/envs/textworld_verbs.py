@@ -1,5 +1,7 @@
-"""The action API a TextWorld game publishes: paper Table 4 verbs plus what the games need,
-each with what it means to the grounding (reads, moves, reverses, irreversible, reveals)."""
+"""The action API a TextWorld game publishes: paper Table 4 verbs plus what the games need.
+What each verb needs and does comes from the game's own rules (textworld_effects); the meanings
+declared here (reads, moves, reverses, irreversible, reveals) are what those rules derive, kept
+for a verb list used without a game (tests check the two agree on every kind of game)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,13 @@ from robomemory.core import TASK_COMPLETE, VerbSpec
 
 BASE_VERBS = [
     VerbSpec(
-        name="navigate_to", arg_kinds=["place"], description="walk to a known room", moves=True
+        name="navigate_to",
+        arg_kinds=["place"],
+        description="walk to a known room",
+        moves=True,
+        # a walk of several go's, the project's own: no rule of the game declares it
+        adds=["at(robot, $0)"],
+        removes=["at(robot, here)"],
     ),
     VerbSpec(
         name="go",
