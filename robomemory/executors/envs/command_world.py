@@ -58,14 +58,15 @@ class Verb:
     reveals: bool = False
     takes: bool = False
     aliases: tuple[str, ...] = ()  # the world's own words for it, as its tasks write them
-    # free mode: what each argument needs of the robot's belief (perceived.NEEDS); default
-    # from the flags: a move a way out, a take a thing here, a put a held thing, else near
-    needs: tuple[Need, ...] = ()
+    # free mode: what each argument needs of the robot's belief (perceived.NEEDS; not
+    # VerbSpec.needs, the world's preconditions); default from the flags: a move a way out, a
+    # take a thing here, a put a held thing, else near
+    free_needs: tuple[Need, ...] = ()
 
     def arg_needs(self) -> tuple[Need, ...]:
         """What each argument needs of the robot's belief in free mode."""
-        if self.needs:
-            return self.needs
+        if self.free_needs:
+            return self.free_needs
         n = len(self.arg_kinds)
         if self.moves:
             return ("exit",) * n

@@ -60,7 +60,7 @@ VERBS: tuple[Verb, ...] = (
         "slice {0}",
         "cut into slices, only if the recipe says slice; needs a knife",
         irreversible=True,
-        needs=("held",),
+        free_needs=("held",),
     ),
     Verb(
         "chop",
@@ -68,7 +68,7 @@ VERBS: tuple[Verb, ...] = (
         "chop {0}",
         "cut into pieces, only if the recipe says chop; needs a knife",
         irreversible=True,
-        needs=("held",),
+        free_needs=("held",),
     ),
     Verb(
         "dice",
@@ -76,7 +76,7 @@ VERBS: tuple[Verb, ...] = (
         "dice {0}",
         "cut into cubes, only if the recipe says dice; needs a knife",
         irreversible=True,
-        needs=("held",),
+        free_needs=("held",),
     ),
     Verb(
         "cook",
@@ -84,7 +84,7 @@ VERBS: tuple[Verb, ...] = (
         "cook {0} in {1}",
         "as the recipe says: oven roasts, stove fries",
         irreversible=True,
-        needs=("held", "here"),  # the stove, the oven: no furniture
+        free_needs=("held", "here"),  # the stove, the oven: no furniture
     ),
     Verb("read", ("object",), "read {0}", reads=True),
     Verb("examine", ("object",), "examine {0}", reads=True),
@@ -103,7 +103,7 @@ VERBS: tuple[Verb, ...] = (
         "eat {0}",
         "eat food (a cooking task ends by eating the prepared meal)",
         irreversible=True,
-        needs=("held",),
+        free_needs=("held",),
     ),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
 )
