@@ -11,8 +11,10 @@ import importlib
 import logging
 import os
 import sys
+from typing import NoReturn
 
 from robomemory import __version__
+from robomemory.errors import print_error
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
@@ -42,12 +44,20 @@ BENCHES: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as the one error line, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print_error(f"{message} (see {self.prog} --help)")
+        raise SystemExit(2)
+
+
 def _load(module: str):
     return importlib.import_module(module)
 
 
 def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
-    parser = argparse.ArgumentParser(prog="robomemory", description=__doc__.splitlines()[0])
+    parser = Parser(prog="robomemory", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -71,9 +81,6 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, ob
     return parser, handlers
 
 
-ERROR_CHARS = 600
-
-
 def not_utf8(argv: list[str]) -> str | None:
     """One line naming the first argument that is no UTF-8 text, or None when all are.
 
@@ -92,21 +99,13 @@ def not_utf8(argv: list[str]) -> str | None:
     return None
 
 
-def error_line(exc: BaseException) -> str:
-    """``exc`` as one bounded line: what an error echoes from outside may be huge."""
-    text = " ".join(str(exc).split())
-    if len(text) <= ERROR_CHARS:
-        return text
-    return f"{text[:ERROR_CHARS]}... ({len(text):,} characters)"
-
-
 def main(argv: list[str] | None = None) -> int:
     # no third-party progress bars (transformers' "Loading weights") over our own displays
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
     bad = not_utf8(argv)
     if bad is not None:
-        print(f"robomemory: error: {bad}", file=sys.stderr)
+        print_error(bad)
         return 2
     flags = [a for a in argv if a in ("-v", "--verbose")]
     rest = [a for a in argv if a not in flags]
@@ -119,18 +118,44 @@ def main(argv: list[str] | None = None) -> int:
     key = f"bench:{args.bench}" if args.command == "bench" else args.command
     try:
         return int(handlers[key].main(args) or 0)
-    except (FileNotFoundError, ValueError) as exc:  # bad input; -v shows the traceback
-        if args.verbose:
+    except SystemExit as exc:  # a command's own message: bad input
+        if not isinstance(exc.code, str):
             raise
-        print(f"robomemory {args.command}: error: {error_line(exc)}", file=sys.stderr)
+        print_error(exc.code)
         return 2
     except Exception as exc:
-        unavailable = _model_unavailable(exc)
-        if unavailable is None or args.verbose:
+        if args.verbose:  # -v shows the traceback
             raise
-        # one line: the endpoint and why (a bench's re-run resumes where it stopped)
-        print(f"robomemory {args.command}: {error_line(exc)}; stopped", file=sys.stderr)
+        return report(exc)
+
+
+def report(exc: Exception) -> int:
+    """Print ``exc`` as the one error line; its exit status: 2 bad input, 1 a failure (3 the
+    model unavailable: a re-run resumes)."""
+    unavailable = _model_unavailable(exc)
+    if unavailable is not None:  # the endpoint and why (a bench's re-run resumes)
+        print_error(f"{exc}; stopped")
         return unavailable.exit_status
+    if is_bad_input(exc):
+        print_error(exc)
+        return 2
+    print_error(f"{type(exc).__name__}: {exc} (robomemory -v ... shows the traceback)")
+    return 1
+
+
+BAD_INPUT: tuple[type[Exception], ...] = (
+    ValueError,  # unreadable text and JSON too, a configuration refused
+    FileNotFoundError,
+    IsADirectoryError,
+    NotADirectoryError,
+)
+
+
+def is_bad_input(exc: Exception) -> bool:
+    """Whether ``exc`` says the input was bad (a file, a value); YAML's errors are looked up,
+    not imported."""
+    yaml = sys.modules.get("yaml")
+    return isinstance(exc, BAD_INPUT) or (yaml is not None and isinstance(exc, yaml.YAMLError))
 
 
 def _model_unavailable(exc: Exception):

@@ -17,7 +17,7 @@ Environment read by :func:`operator_settings` (Studio / a served graph):
 
 from __future__ import annotations
 
-import time
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,7 @@ from pydantic import ValidationError
 from robomemory.config import AgentConfig, ModelConfig, config_error_line
 from robomemory.context import AgentContext, MissingClientError
 from robomemory.core import Executor
+from robomemory.errors import redact
 from robomemory.locks import acquire_robot
 from robomemory.memory.damage import checked_sqlite
 from robomemory.memory.system import MemorySystem
@@ -39,6 +40,7 @@ from robomemory.models import make_embedder, make_llm
 from robomemory.structured import StructuredLLM
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 
 
 def build_llm(cfg: ModelConfig, llm: StructuredLLM | BaseChatModel | None = None) -> StructuredLLM:
@@ -58,14 +60,33 @@ def build_checkpointer(
     target: BaseCheckpointSaver | str | Path | None, data_dir: str | Path
 ) -> BaseCheckpointSaver:
     """A checkpointer: a given saver; a ``postgresql://`` URL (the fleet's shared database);
-    a SQLite file path; or ``None`` for ``DATA_DIR/checkpoints.sqlite``."""
+    a SQLite file (a path or ``sqlite:///PATH``); or ``None`` for ``DATA_DIR/checkpoints.sqlite``.
+    Another scheme, or a bad URL, is a one-line ValueError that shows no password."""
     if isinstance(target, BaseCheckpointSaver):
         return target
     if target is None:
         return sqlite_checkpointer(Path(data_dir) / "checkpoints.sqlite")
-    if str(target).startswith(POSTGRES_SCHEMES):
-        return postgres_checkpointer(str(target))
-    return sqlite_checkpointer(target)
+    kind, where = checkpoint_target(str(target))
+    if kind == "postgres":
+        return postgres_checkpointer(where)
+    return sqlite_checkpointer(where)
+
+
+def checkpoint_target(target: str) -> tuple[str, str]:
+    """``("postgres", URL)`` or ``("sqlite", PATH)`` for a checkpoint store's name."""
+    scheme, sep, rest = target.partition("://")
+    if not sep:
+        return "sqlite", target
+    if target.startswith(POSTGRES_SCHEMES):
+        return "postgres", target
+    if scheme == "sqlite" and rest.startswith("/") and len(rest) > 1:
+        return "sqlite", rest[1:]  # sqlite:///relative.db, sqlite:////absolute.db
+    if scheme == "sqlite":
+        raise ValueError("a SQLite checkpoint URL is sqlite:///PATH (sqlite:////ABSOLUTE/PATH)")
+    shown = repr(redact(scheme)[:20]) if URL_SCHEME.fullmatch(scheme) else "an unknown scheme"
+    raise ValueError(
+        f"checkpoint store {shown}: give a postgresql:// URL, sqlite:///PATH or a file path"
+    )
 
 
 def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
@@ -77,39 +98,15 @@ def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
 
 
 def postgres_checkpointer(url: str) -> BaseCheckpointSaver:
-    """LangGraph's PostgresSaver on ``url`` (tables created if needed); needs the postgres extra."""
+    """LangGraph's PostgresSaver on ``url`` (tables created if needed), with timeouts
+    (``memory/stores/pg_checkpoints``); needs the postgres extra."""
     try:
-        from langgraph.checkpoint.postgres import PostgresSaver
-        from psycopg import Connection
-        from psycopg.rows import dict_row
+        from robomemory.memory.stores.pg_checkpoints import postgres_checkpointer as saver_on
     except ImportError as exc:  # an optional extra
         raise MissingClientError(
             "a postgresql:// checkpointer needs the postgres extra: pip install -e '.[postgres]'"
         ) from exc
-    conn = Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
-    saver = PostgresSaver(conn)
-    # setup() creates the tables and records its migrations unguarded: robots starting at once
-    # on a fresh database deadlock or collide on the migrations table. One at a time, then.
-    # Polled, not waited on: a session waiting in pg_advisory_lock holds a snapshot, and the
-    # setup's CREATE INDEX CONCURRENTLY waits for it, a deadlock.
-    while not _try_lock(conn):
-        time.sleep(0.05)
-    try:
-        saver.setup()
-    finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
-    return saver
-
-
-# The advisory lock key that serializes checkpoint-table setup across a fleet ("rbmm").
-SETUP_LOCK = 0x72626D6D
-
-
-def _try_lock(conn: Any) -> bool:
-    """Take the setup lock if free (a statement that ends at once, holding no snapshot)."""
-    return bool(
-        conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (SETUP_LOCK,)).fetchone()["held"]
-    )
+    return saver_on(url)
 
 
 def build_context(

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from robomemory.cli import main
 from robomemory.config import AgentConfig, ModelConfig, UtilityConfig, config_error_line
+from robomemory.errors import PREFIX as ERROR
 from robomemory.memory.base import MemoryHandles
 from robomemory.models import make_llm
 from robomemory.prompts.planner import CriticVerdict
@@ -89,7 +90,8 @@ def test_run_prints_one_line_for_a_bad_option(argv, expected, tmp_path, capsys):
     out = capsys.readouterr()
     assert code == 2
     lines = [line for line in (out.out + out.err).splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith(expected), lines
+    assert len(lines) == 1 and lines[0].startswith(ERROR + expected), lines
+    assert out.err.strip() == lines[0]  # on stderr
 
 
 def test_resuming_an_unknown_thread_fails_fast_with_one_line(tmp_path, capsys, monkeypatch):
@@ -100,7 +102,7 @@ def test_resuming_an_unknown_thread_fails_fast_with_one_line(tmp_path, capsys, m
     code = main(["run", "--data", str(tmp_path), "--thread", "nope", "--resume"])
     out = capsys.readouterr()
     lines = [line for line in (out.out + out.err).splitlines() if line.strip()]
-    assert code == 2 and lines == ["no checkpoint for thread 'nope'"]
+    assert code == 2 and lines == [f"{ERROR}no checkpoint for thread 'nope'"]
 
 
 @pytest.mark.parametrize("field", ["max_steps", "max_plan_len", "n_queries", "max_candidates"])

@@ -432,6 +432,6 @@ def test_bench_with_nothing_listening_stops_with_one_line(tmp_path):
     code, out = _cli(args, _env(tmp_path))
     assert code == 3, out
     (line,) = [x for x in out.splitlines() if "model unavailable" in x]
-    assert line.startswith("robomemory bench: model unavailable at " + url), out
+    assert line.startswith("robomemory: error: model unavailable at " + url), out
     assert "Traceback" not in out, out
     assert not list(out_dir.rglob("episodes/*.json"))

@@ -8,14 +8,18 @@ The model is the FAKE scripted one (reliability.scripted); TextWorld and the sto
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
-from pg_server import missing_reason, postgres_server
+from pg_server import kill_server, missing_reason, postgres_server
 from reliability.scripted import lifelong_llm
 
 from robomemory import build_agent
@@ -23,12 +27,18 @@ from robomemory.config import AgentConfig, robot_thread
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game, walkthrough_actions
 from robomemory.factory import build_checkpointer
 from robomemory.graphs.builder import build_graph
+from robomemory.memory.stores.vector_store import MemoryServerError
+from robomemory.models import EMBEDDING_DIM
 
 pytest.importorskip("langgraph.checkpoint.postgres", reason="needs the postgres extra")
 if missing_reason():
     pytest.skip(missing_reason(), allow_module_level=True)
 
+import psycopg  # noqa: E402
 from langgraph.checkpoint.postgres import PostgresSaver  # noqa: E402
+
+from robomemory.cli import main as cli_main  # noqa: E402
+from robomemory.memory.stores import pg_checkpoints, pg_connect  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"}
@@ -169,3 +179,71 @@ def test_four_robots_start_at_once_on_a_fresh_database(pg_url):
             if proc.returncode != 0 or out.strip() != "ready":
                 failures.append(f"db {name}: {err.strip().splitlines()[-3:]}")
     assert not failures, failures
+
+
+# ---- a checkpoint server that is frozen or stopped: one line, never a hang ----------------------
+@contextmanager
+def _frozen(pid: int) -> Iterator[None]:
+    """``pid`` stopped (SIGSTOP) while the block runs."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_a_frozen_checkpoint_server_is_one_line_not_a_hang(pg_url, monkeypatch):
+    """Its host still acknowledges TCP and the frozen server enforces no statement timeout:
+    the client cuts the wait (fleet memory does the same)."""
+    saver = build_checkpointer(pg_url, "/nonexistent")
+    monkeypatch.setattr(pg_checkpoints, "ANSWER_TIMEOUT_S", 2.0)
+    config = {"configurable": {"thread_id": "frozen", "checkpoint_ns": ""}}
+    try:
+        start = time.monotonic()
+        with _frozen(saver.conn.info.backend_pid):
+            with pytest.raises(MemoryServerError) as err:
+                saver.get_tuple(config)
+        assert time.monotonic() - start < 10
+        assert re.fullmatch(
+            r"checkpoint server 127\.0\.0\.1:\d+/postgres: no answer in 2 s \(a frozen server\?\)",
+            str(err.value),
+        )
+    finally:
+        saver.conn.close()
+
+
+def test_a_frozen_server_at_connect_is_one_line(pg_url, monkeypatch):
+    monkeypatch.setattr(pg_connect, "CONNECT_TIMEOUT_S", 1)
+    data = psycopg.connect(pg_url).execute("SHOW data_directory").fetchone()[0]
+    postmaster = int((Path(data) / "postmaster.pid").read_text().split()[0])
+    start = time.monotonic()
+    with _frozen(postmaster), pytest.raises(MemoryServerError, match="cannot connect to checkp"):
+        build_checkpointer(pg_url, "/nonexistent")
+    assert time.monotonic() - start < 8
+
+
+@pytest.mark.reliability  # a server of its own and a whole run: ~20 s, more when loaded
+def test_a_server_stopped_mid_run_is_one_line_and_names_the_resume(tmp_path, monkeypatch, capsys):
+    """Stopped after the run's second checkpoint: one line on stderr (no 62-line psycopg
+    traceback), exit status 1, the command that resumes the run."""
+    with postgres_server() as url:
+        puts = []
+
+        def put(self, *args, **kwargs):
+            puts.append(1)
+            if len(puts) == 3:
+                kill_server(url)
+            return original(self, *args, **kwargs)
+
+        original = pg_checkpoints.GuardedPostgresSaver.put
+        monkeypatch.setattr(pg_checkpoints.GuardedPostgresSaver, "put", put)
+        fake = DeterministicFakeEmbedding(size=EMBEDDING_DIM)
+        monkeypatch.setattr("robomemory.models.make_embedder", lambda cfg: fake)
+        argv = ["run", "--model", "fake", "--game", "cooking_1room", "--data", str(tmp_path)]
+        code = cli_main([*argv, "--thread", "t1", "--checkpoints", url])
+    said = capsys.readouterr()
+    lines = said.err.strip().splitlines()
+    assert code == 1 and len(lines) == 1, said.err
+    assert lines[0].startswith("robomemory: error: checkpoint server 127.0.0.1:"), lines
+    assert lines[0].endswith("the run stopped, resume with --thread t1 --resume"), lines
+    assert "Traceback" not in said.out + said.err and len(puts) == 3

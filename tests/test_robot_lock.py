@@ -72,7 +72,8 @@ def test_the_same_robot_twice_gets_one_clear_line(robot_r1, capsys):
         code, lines = _run(home, "r1", model.base_url, capsys)
         assert not model.requests
     assert code == 2
-    assert lines == [f"robot r1 is already running (pid {proc.pid}) on {home / 'memory'}"]
+    busy = f"robot r1 is already running (pid {proc.pid}) on {home / 'memory'}"
+    assert lines == [f"robomemory: error: {busy}"]
 
 
 def test_another_robot_runs_while_the_first_is_running(robot_r1, capsys, monkeypatch):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -19,6 +18,7 @@ from rich.table import Table
 
 from robomemory.commands.graph_draw import write_html, write_png
 from robomemory.config import MemoryConfig, ModelConfig
+from robomemory.errors import print_error
 from robomemory.memory.base import MemoryHandles, Triple
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.spatial import SpatialMemory, open_graph_store
@@ -152,22 +152,21 @@ def main(args: argparse.Namespace) -> int:
     handles = MemoryHandles.for_robot(args.robot, "", args.world)
     console = Console()
     if args.qdrant_url is None and not Path(cfg.data_dir).is_dir():
-        console.print(f"[red]no memories under {cfg.data_dir} (give --data DIR)[/red]")
+        print_error(f"no memories under {cfg.data_dir} (give --data DIR)")
         return 2
     try:
         items = load_items(cfg, handles, args.qdrant_url or shared_url(cfg.longterm))
     except RuntimeError as exc:  # local mode: the storage is held by another process
-        console.print(f"[red]cannot read long-term memory: {exc}[/red]")
+        print_error(f"cannot read long-term memory: {exc}")
         return 2
     triples = load_triples(cfg, handles)
     history = load_history(cfg, handles, args.history)
     if not (triples or items or history):
         robots = known_robots(cfg.data_dir)
         known = ", ".join(robots) if robots else "none"
-        print(
-            f"robomemory inspect: no memory for robot {args.robot!r} under {cfg.data_dir} "
-            f"(robots with memory there: {known})",
-            file=sys.stderr,
+        print_error(
+            f"no memory for robot {args.robot!r} under {cfg.data_dir} "
+            f"(robots with memory there: {known})"
         )
         return 1
     console.print(f"robot [bold]{args.robot}[/bold] · data {cfg.data_dir}")

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
 
 from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
@@ -23,7 +22,9 @@ from robomemory.config import (
     robot_thread,
 )
 from robomemory.episode import EpisodeIdError
+from robomemory.errors import print_error
 from robomemory.factory import build_checkpointer
+from robomemory.inputs import out_folder
 from robomemory.local_model import LocalModelUnavailable, ensure_model_file, get_local_server
 from robomemory.locks import LockFileError, RobotBusyError, acquire_robot
 from robomemory.memory.damage import DamagedStoreError
@@ -83,7 +84,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def make_config(args: argparse.Namespace) -> AgentConfig:
     """The run's configuration; a bad value is a one-line ValueError, not a pydantic dump."""
-    data = args.data or default_data_dir()
+    data = Path(args.data or default_data_dir())
+    for folder in (data, data / "memory", data / "runs"):
+        out_folder(folder)  # a file there: one line now, not an error deep in a store
     try:
         model = ModelConfig(provider=args.model, base_url=args.base_url)
         if args.model_name:
@@ -182,8 +185,8 @@ def build_with_phases(
 
 
 def _fail(console: Console, message: str, status: int = 2) -> int:
-    """One red line (never wrapped, never read as markup); exit status 2 (or ``status``)."""
-    console.print(f"[red]{escape(message)}[/red]", highlight=False, soft_wrap=True)
+    """The one error line on stderr; exit status 2, bad input (or ``status``)."""
+    print_error(message)
     return status
 
 
@@ -194,8 +197,7 @@ def _thread_config(robot_id: str, thread: str) -> dict:
 def main(args: argparse.Namespace) -> int:
     console = Console()
     if args.resume and not args.thread:
-        console.print("[red]--resume needs --thread ID[/red]")
-        return 2
+        return _fail(console, "--resume needs --thread ID")
     try:
         cfg = make_config(args)
     except ValueError as exc:  # bad input: say what, not a traceback
@@ -207,11 +209,11 @@ def main(args: argparse.Namespace) -> int:
         return _fail(console, str(exc))
     try:
         checkpointer = build_checkpointer(args.checkpoints, cfg.memory.data_dir)
-    except DamagedStoreError as exc:
-        return _fail(console, str(exc))
-    if args.resume and checkpointer.get_tuple(_thread_config(cfg.robot_id, thread)) is None:
         # before the model is loaded: an unknown thread must not cost a model start
-        return _fail(console, f"no checkpoint for thread {thread!r}")
+        if args.resume and checkpointer.get_tuple(_thread_config(cfg.robot_id, thread)) is None:
+            return _fail(console, f"no checkpoint for thread {thread!r}")
+    except (DamagedStoreError, MemoryServerError) as exc:
+        return _fail(console, str(exc))
     try:
         executor = make_executor(args)
     except (ValueError, FileNotFoundError) as exc:
@@ -233,8 +235,7 @@ def main(args: argparse.Namespace) -> int:
         return 130
     except (LocalModelUnavailable, ModelConfigError) as exc:  # the model cannot be had
         executor.close()
-        console.print(f"[red]{exc}[/red]", soft_wrap=True)
-        return 2
+        return _fail(console, str(exc))
     except (DamagedStoreError, MemoryServerError) as exc:  # one line: the store, what to do
         executor.close()
         return _fail(console, str(exc))
@@ -261,14 +262,17 @@ def main(args: argparse.Namespace) -> int:
         return 130
     except (DamagedStoreError, EpisodeIdError) as exc:  # refused before the run started
         return _fail(console, str(exc))
-    except MemoryServerError as exc:  # the fleet's memory went away: the checkpoint kept
-        return _fail(console, f"{exc}; the run stopped, resume with --thread {thread} --resume")
+    except MemoryServerError as exc:  # the fleet's memory or checkpoints went away
+        message = f"{exc}; the run stopped, resume with --thread {thread} --resume"
+        return _fail(console, message, 1)
     except ModelUnavailableError as exc:  # stopped: nothing learned, the checkpoint kept
         message = f"{exc}; the run stopped, resume with --thread {thread} --resume"
         return _fail(console, message, ModelUnavailableError.exit_status)
-    except Exception:
-        console.print(f"[red]run failed; resume with --thread {thread} --resume[/red]")
-        raise
+    except Exception as exc:
+        if getattr(args, "verbose", False):  # -v: the traceback
+            raise
+        message = f"run failed: {type(exc).__name__}: {exc}; resume with --thread {thread} --resume"
+        return _fail(console, message, 1)
     finally:
         executor.close()
     console.print(summary_table(result))

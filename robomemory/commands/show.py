@@ -28,8 +28,11 @@ from robomemory.commands.trace import history_entry, trace_payload
 from robomemory.config import AgentConfig, MemoryConfig, default_data_dir
 from robomemory.graphs.agent import RoboMemoryAgent, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
+from robomemory.inputs import read_text
 from robomemory.memory.base import MemoryHandles, Triple
 from robomemory.memory.episode_log import EpisodeLog
+
+MAX_TRACE_BYTES = 256 * 1024 * 1024  # a trace of thousands of steps is a few MB
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -118,7 +121,7 @@ def map_changes(history: list[dict]) -> dict[int, dict[str, list[str]]]:
 
 def read_trace(path: Path) -> dict[str, Any]:
     try:
-        trace = json.loads(path.read_text())
+        trace = json.loads(read_text(path, MAX_TRACE_BYTES))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not a JSON trace: {exc}") from exc
     if not isinstance(trace, dict) or not isinstance(trace.get("trajectory"), list):

@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from robomemory.eval.suites import (
@@ -36,6 +35,7 @@ from robomemory.eval.suites import (
     textworld_game,
     tw_game_name,
 )
+from robomemory.inputs import load_yaml
 
 _NUMBERS = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
 
@@ -185,17 +185,12 @@ def load_suite_file(path: str | Path) -> Suite:
     """A suite file (YAML, or JSON, which is YAML): name (default: the file's name),
     description, max_steps, tasks (world, id, params), split (dev, or test: traces sealed)."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ValueError(f"{path}: not YAML: {problem}{where}") from None
+    data = load_yaml(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a suite file is a mapping with name, max_steps and tasks")
+    if not isinstance(data.get("tasks"), list | None):
+        kind = type(data["tasks"]).__name__
+        raise ValueError(f"{path}: tasks is a list of tasks (world, id, params), not a {kind}")
     data.setdefault("name", re.sub(r"[^A-Za-z0-9_-]", "_", path.stem)[:MAX_NAME])
     for task in data.get("tasks") or []:
         params = task.get("params") if isinstance(task, dict) else None

@@ -177,9 +177,14 @@ def synthetic(
 def read_log(path: Path) -> list[dict[str, Any]]:
     """The calls of a prompt log (``.jsonl`` or ``.jsonl.gz``) that recorded their schema."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    kept = [c for c in lines if c.get("json_schema")]
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # not UTF-8, not JSON lines
+        raise ValueError(f"{path} is not a prompt log: {exc}") from None
+    kept = [c for c in lines if isinstance(c, dict) and c.get("json_schema")]
     if not kept:
         raise ValueError(f"{path}: no call records its json_schema (logged before it was kept)")
     return kept
@@ -225,9 +230,9 @@ def _table(label: str, figures: dict[str, Figures], replaying: bool) -> Table:
 
 def main(args: argparse.Namespace) -> int:
     console = Console(width=max(Console().width, 110))
+    calls = read_log(args.prompts) if args.prompts else []  # bad input: before the model
     model = ensure_model_file()
     threads = args.threads or default_threads()
-    calls = read_log(args.prompts) if args.prompts else []
     if args.limit:
         calls = calls[: args.limit]
     results: dict[str, Any] = {"threads": threads}

@@ -27,6 +27,7 @@ from robomemory.eval.bench.suite import config_from_args
 from robomemory.eval.metrics import location_prf
 from robomemory.eval.report import load_records, markdown_table, write_json_atomic, write_report
 from robomemory.eval.suites import SUITES, get_suite, textworld_game
+from robomemory.inputs import out_folder
 from robomemory.memory.base import Triple
 from robomemory.memory.spatial import normalize_name
 from robomemory.memory.system import MemorySystem
@@ -229,6 +230,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    out_folder(args.out)  # before any model loads
     summary = run(args.suite, config_from_args(args), args.out, episodes=args.episodes)
     console = Console()
     console.print(markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"]))

@@ -26,8 +26,6 @@ its statement timeout: a session that waits past ``ANSWER_TIMEOUT_S`` has its so
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -37,7 +35,13 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from robomemory.memory.stores.pg_connect import check_url, connect, one_line, server_name
+from robomemory.memory.stores.pg_connect import (
+    Watchdog,
+    check_url,
+    connect,
+    one_line,
+    server_name,
+)
 from robomemory.memory.stores.vector_store import (
     CAS_RETRIES,
     CONTENT,
@@ -86,31 +90,6 @@ def _stored(meta: dict) -> dict:
 def _meta(meta: dict, version: int, created: str, updated: str, robots: list[str]) -> dict:
     provenance = dict(zip(PROVENANCE, (created, updated, list(robots)), strict=True))
     return {**meta, "version": version, **provenance}
-
-
-class Watchdog:
-    """Cuts a connection's socket when its session runs past ``seconds``: a frozen server
-    process (SIGSTOP) on a live host still acknowledges TCP and never enforces its statement
-    timeout, so the client's wait is ended here (psycopg then raises OperationalError)."""
-
-    def __init__(self, conn: psycopg.Connection, seconds: float):
-        self.fired = False
-        self._fd = conn.fileno()
-        self._timer = threading.Timer(seconds, self._cut)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _cut(self) -> None:
-        self.fired = True
-        try:
-            cut = socket.socket(fileno=os.dup(self._fd))
-        except OSError:  # closed meanwhile: nothing to cut
-            return
-        with cut:
-            cut.shutdown(socket.SHUT_RDWR)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
 
 
 class PgItemStore:
