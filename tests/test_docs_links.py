@@ -82,7 +82,9 @@ def test_the_results_table_is_the_run_it_cites(name):
     from robomemory.eval.bench.table import cited_blocks, docs_block
 
     doc = ROOT / name
-    for folder, block in cited_blocks(doc.read_text(encoding="utf-8")):
+    blocks = cited_blocks(doc.read_text(encoding="utf-8"))
+    assert blocks, f"{name} has no table written by bench table"
+    for folder, block in blocks:
         assert (ROOT / folder / "table.json").is_file(), f"{name} cites {folder}: no run there"
         again = docs_block(ROOT / folder, ROOT, doc)
         assert block == again, f"{name}'s table differs from {folder}"

@@ -670,9 +670,8 @@ def test_the_grounding_imports_only_core_and_episode():
         for node in ast.walk(ast.parse(module.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robomemory"):
                 pure = ("robomemory.core", "robomemory.effects", "robomemory.episode")
-                assert node.module in pure or (
-                    node.module.startswith("robomemory.grounding")
-                ), (module.name, node.module)
+                inside = node.module.startswith("robomemory.grounding")
+                assert node.module in pure or inside, (module.name, node.module)
 
 
 def test_a_thing_an_instruction_only_refers_to_is_nothing_to_look_for():
