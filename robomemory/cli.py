@@ -146,6 +146,7 @@ def report(exc: Exception) -> int:
 BAD_INPUT: tuple[type[Exception], ...] = (
     ValueError,  # unreadable text and JSON too, a configuration refused
     FileNotFoundError,
+    FileExistsError,  # a file where a folder is to be made
     IsADirectoryError,
     NotADirectoryError,
 )
