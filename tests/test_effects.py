@@ -142,7 +142,7 @@ def test_textworld_effects_are_the_games_own_rules():
         "adds": ["at(robot, ?r')"],
         "removes": ["at(robot, here)"],
     }
-    assert effects["eat"]["removes"][0] == "held($0)"
+    assert "held($0)" in effects["eat"]["removes"]
     assert "drink" not in effects and "lock" not in effects  # rules of no API verb
 
 

@@ -81,9 +81,10 @@ def rule_effects(kb, verbs: Sequence[VerbSpec]) -> dict[str, dict[str, list[str]
         found.setdefault(verb.name, []).append((atoms[0], atoms[1], atoms[2]))
     out: dict[str, dict[str, list[str]]] = {}
     for name, rules in found.items():
-        needs = [a for a in dict.fromkeys(rules[0][0]) if all(a in r[0] for r in rules)]
-        adds = list(dict.fromkeys(a for r in rules for a in r[1]))
-        removes = list(dict.fromkeys(a for r in rules for a in r[2]))
+        # sorted: a rule's facts come as a set, in no fixed order
+        needs = sorted({a for a in rules[0][0] if all(a in r[0] for r in rules)})
+        adds = sorted({a for r in rules for a in r[1]})
+        removes = sorted({a for r in rules for a in r[2]})
         out[name] = {"needs": needs, "adds": adds, "removes": removes}
     return out
 
