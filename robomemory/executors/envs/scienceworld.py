@@ -263,26 +263,21 @@ class ScienceWorldExecutor(CommandWorldExecutor):
             log.info("scienceworld: ambiguous %r, choosing option 0", command)
             obs, _reward, done, info = self.env.step("0")
         score = float(info.get("score", 0) or 0)
-        if self.free:
-            return WorldReply(
-                text=obs,
-                score=score,
-                done=bool(done),
-                won=bool(done) and score >= self.max_score,
-                lost=score < 0,
-            )
-        look, inventory = str(info.get("look") or ""), str(info.get("inv") or "")
-        self._look = look or self._look
-        return WorldReply(
+        reply = WorldReply(
             text=obs,
             score=score,
             done=bool(done),
             won=bool(done) and score >= self.max_score,
             lost=score < 0,
-            place=room_of(look),
-            world=world_digest([look, inventory]) if look else None,
-            holding=self._held(inventory) if look else self._last_held(),
         )
+        if self.free:
+            return reply  # texts, score and the end only
+        look, inventory = str(info.get("look") or ""), str(info.get("inv") or "")
+        self._look = look or self._look
+        reply.place = room_of(look)
+        reply.world = world_digest([look, inventory]) if look else None
+        reply.holding = self._held(inventory) if look else self._last_held()
+        return reply
 
     def _held(self, inventory: str) -> tuple[str, ...]:
         """What the inventory answer lists, in the names the world's commands use (what it
