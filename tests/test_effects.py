@@ -152,3 +152,16 @@ def test_the_declared_meanings_are_what_the_rules_derive(game):
     on every bundled game."""
     declared = meanings(TEXTWORLD_VERBS)
     assert meanings(with_effects(TEXTWORLD_VERBS, _rules(game))) == declared
+
+
+def test_textworld_express_effects_derive_its_declared_meanings():
+    """TextWorldExpress declares its action model in one table (twx.EFFECTS); what it derives
+    is what the verbs' booleans said, verb by verb."""
+    from dataclasses import replace
+
+    from robomemory.executors.envs.twx import EFFECTS, VERBS
+
+    with_table = [v.spec() for v in VERBS]
+    without = [replace(v, needs=(), adds=(), removes=()).spec() for v in VERBS]
+    assert {v.name for v in with_table if v.adds or v.needs} == set(EFFECTS)
+    assert verb_meanings(with_table) == verb_meanings(without)

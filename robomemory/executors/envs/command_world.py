@@ -62,6 +62,11 @@ class Verb:
     # VerbSpec.needs, the world's preconditions); default from the flags: a move a way out, a
     # take a thing here, a put a held thing, else near
     free_needs: tuple[Need, ...] = ()
+    # preconditions and effects (robomemory.effects); where declared, the meanings above are
+    # what they derive (each world's test checks the two agree)
+    needs: tuple[str, ...] = ()
+    adds: tuple[str, ...] = ()
+    removes: tuple[str, ...] = ()
 
     def arg_needs(self) -> tuple[Need, ...]:
         """What each argument needs of the robot's belief in free mode."""
@@ -92,6 +97,9 @@ class Verb:
             irreversible=self.irreversible,
             reveals=self.reveals,
             takes=self.takes,
+            needs=list(self.needs),
+            adds=list(self.adds),
+            removes=list(self.removes),
         )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from robomemory.core import TASK_COMPLETE
 from robomemory.executors.base import world_digest
@@ -35,7 +36,7 @@ DIRECTIONS = ("north", "south", "east", "west")
 # TextWorldExpress's replies when it refuses a command.
 REFUSALS_START = ("Unknown action", "You can't", "That is already", "That is not")
 
-VERBS: tuple[Verb, ...] = (
+_VERBS: tuple[Verb, ...] = (
     Verb(
         "go", ("direction",), "move {0}", "go through an exit (north/south/east/west)", moves=True
     ),
@@ -106,6 +107,35 @@ VERBS: tuple[Verb, ...] = (
         free_needs=("held",),
     ),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
+)
+# What each verb needs, adds and removes (robomemory.effects): TextWorldExpress's action model in
+# one table. The meanings declared above are what it derives (tests/test_effects.py).
+HERE = "at(robot, here)"
+EFFECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "go": ((HERE,), ("at(robot, ?there)",), (HERE,)),
+    "pick_up": ((HERE,), ("held($0)",), ("at($0, here)", "in($0, ?c)")),
+    "put_down_to": (("held($0)",), ("in($0, $1)",), ("held($0)",)),
+    "drop": (("held($0)",), ("at($0, here)",), ("held($0)",)),
+    "open": (("closed($0)",), ("open($0)",), ("closed($0)",)),
+    "close": (("open($0)",), ("closed($0)",), ("open($0)",)),
+    "slice": (("held($0)", "held(?knife)"), ("state($0, sliced)",), ()),
+    "chop": (("held($0)", "held(?knife)"), ("state($0, chopped)",), ()),
+    "dice": (("held($0)", "held(?knife)"), ("state($0, diced)",), ()),
+    "cook": (("held($0)", "at($1, here)"), ("state($0, cooked)",), ()),
+    "read": ((HERE,), (), ()),
+    "examine": ((HERE,), (), ()),
+    "look": ((HERE,), (), ()),
+    "inventory": ((HERE,), (), ()),
+    "prepare_meal": (
+        (HERE, "held(?ingredient)"),
+        ("held(meal)", "state(?ingredient, used)"),
+        ("held(?ingredient)",),
+    ),
+    "eat": (("held($0)",), ("state($0, eaten)",), ("held($0)",)),
+}
+VERBS: tuple[Verb, ...] = tuple(
+    replace(v, needs=e[0], adds=e[1], removes=e[2]) if (e := EFFECTS.get(v.name)) else v
+    for v in _VERBS
 )
 # Verbs only one game has: published for that game alone, so the others' action API is as it was.
 GAME_VERBS: dict[str, tuple[Verb, ...]] = {
