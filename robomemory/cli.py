@@ -14,7 +14,7 @@ import sys
 from typing import NoReturn
 
 from robomemory import __version__
-from robomemory.errors import print_error
+from robomemory.errors import missing_extra, print_error
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("robomemory.commands.run", "play a task with the RoboMemory agent"),
@@ -53,7 +53,15 @@ class Parser(argparse.ArgumentParser):
 
 
 def _load(module: str):
-    return importlib.import_module(module)
+    """A command's module; one needing an extra that is not installed: the error line, exit 1."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        print_error(line)
+        raise SystemExit(1) from None
 
 
 def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
@@ -132,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
 def report(exc: Exception) -> int:
     """Print ``exc`` as the one error line; its exit status: 2 bad input, 1 a failure (3 the
     model unavailable: a re-run resumes)."""
+    extra = missing_extra(exc)
+    if extra is not None:  # a world, the simulator, ...: installed with an extra
+        print_error(extra)
+        return 1
     unavailable = _model_unavailable(exc)
     if unavailable is not None:  # the endpoint and why (a bench's re-run resumes)
         print_error(f"{exc}; stopped")

@@ -51,3 +51,31 @@ def error_line(what: BaseException | str) -> str:
 def print_error(what: BaseException | str) -> None:
     """Print ``what`` as the command's one error line on stderr."""
     print(PREFIX + error_line(what), file=sys.stderr, flush=True)
+
+
+# the import names of the optional extras' packages (pyproject.toml): a command needing one
+# that is not installed names the extra to install
+EXTRA_OF_MODULE = {
+    "textworld": "worlds",
+    "jericho": "worlds",
+    "scienceworld": "worlds",
+    "textworld_express": "worlds",
+    "mujoco": "sim",
+    "dm_control": "sim",
+    "gym_aloha": "sim",
+    "roslibpy": "robot",
+    "matplotlib": "viz",
+    "neo4j": "neo4j",
+    "mem0": "mem0",
+    "psycopg": "postgres",
+}
+
+
+def missing_extra(exc: BaseException) -> str | None:
+    """The error line for a module of an extra that is not installed, or None."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    extra = EXTRA_OF_MODULE.get(exc.name.partition(".")[0])
+    if extra is None:
+        return None
+    return f"{exc.name} is not installed; it comes with the {extra} extra: pip install '.[{extra}]'"

@@ -2,8 +2,12 @@
 # Set up robomemory in ./.venv.  Usage: bash scripts/setup.sh [EXTRAS]
 #   EXTRAS is a comma list of pyproject extras (default: local). "all" = every extra a test
 #   needs (the simulated arm too), so the test run skips only what needs a server.
+#   "local" = the embedded model and the worlds it plays (extras local,worlds).
 #   "native" = local, then llama.cpp's server built for this CPU (several minutes on two cores).
-# CPU torch first: an unpinned torch would pull several GB of CUDA packages.
+# CPU torch first: PyPI's torch for Linux pulls several GB of CUDA packages. It comes from
+# $ROBOMEMORY_TORCH_INDEX (default: PyTorch's CPU wheel index), unless the venv has it already
+# or pip's own configuration finds it without an index (a local wheel folder, find-links);
+# ROBOMEMORY_TORCH_INDEX= (empty) leaves the choice to pip's configuration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-local}"
@@ -12,12 +16,23 @@ if [ "$extras" = "native" ]; then
   extras="local"
   native=1
 fi
+[ "$extras" = "local" ] && extras="local,worlds"
 [ "$extras" = "all" ] && extras="local,dev,robot,sim,worlds,viz,neo4j,mem0,postgres"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q torch==2.13.0
+torch_spec="torch==2.13.0"
+torch_index="${ROBOMEMORY_TORCH_INDEX-https://download.pytorch.org/whl/cpu}"
+if .venv/bin/python -c 'import importlib.metadata as m, sys
+sys.exit(m.version("torch").split("+")[0] != sys.argv[1])' "${torch_spec#torch==}" 2>/dev/null; then
+  echo "torch: ${torch_spec} already installed"
+elif [ -z "$torch_index" ] || .venv/bin/python -m pip install -q --dry-run --no-deps --no-index \
+    "$torch_spec" >/dev/null 2>&1; then
+  .venv/bin/python -m pip install -q "$torch_spec"  # pip's configuration finds it
+else
+  .venv/bin/python -m pip install -q --index-url "$torch_index" "$torch_spec"
+fi
 # PYTHONWARNINGS: no setuptools "Editable installation" warning block from the build backend
 PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[${extras}]"
 echo "robomemory installed in .venv with extras: ${extras}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -42,3 +43,44 @@ def test_imports_and_declared_dependencies_match():
     used = set().union(*imported.values())
     unused = runtime - used
     assert not unused, f"declared but never imported: {sorted(unused)}"
+
+
+WORLDS = {"textworld", "jericho", "scienceworld", "textworld-express"}
+
+
+def test_worlds_are_an_extra_and_setup_installs_them():
+    """The core installs no world and no package kept only for its logging; the `worlds` extra
+    holds the four worlds, and setup.sh's `local` and `all` targets install it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = {_name(r) for r in project["dependencies"]}
+    assert not runtime & (WORLDS | {"transformers", "langchain-qdrant"})
+    assert {_name(r) for r in project["optional-dependencies"]["worlds"]} == WORLDS
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    for target in ("local", "all"):
+        line = next(x for x in setup.splitlines() if x.startswith(f'[ "$extras" = "{target}" ]'))
+        assert "worlds" in line.split("extras=")[1].strip('"').split(","), line
+
+
+BLOCKED = """
+import sys
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("textworld", "jericho", "transformers"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Blocker())
+import robomemory.cli, robomemory.commands.run, robomemory.factory, robomemory.graphs.agent
+import robomemory.memory.system, robomemory.commands.inspect, robomemory.commands.show
+from robomemory.cli import main
+sys.exit(main(["bench", "kg-growth", "--embedder", "fake"]))
+"""
+
+
+def test_the_core_imports_without_the_worlds_and_a_world_command_names_the_extra():
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKED], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "robomemory: error: textworld is not installed; it comes with the worlds extra: "
+        "pip install '.[worlds]'"
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import sys
 import uuid
 from pathlib import Path
 
@@ -129,9 +130,11 @@ def quiet_loaders() -> None:
     """No third-party progress bars (``Loading weights: 100%|…``) over the live display."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
+    # transformers (sentence-transformers brings it) reads that variable when imported; one
+    # imported already is told directly (looked up, not imported: no dependency of its own)
+    hf_logging = sys.modules.get("transformers.utils.logging")
+    if hf_logging is not None:
+        hf_logging.disable_progress_bar()
 
 
 def world_of(args: argparse.Namespace) -> str | None:
