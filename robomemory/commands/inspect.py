@@ -13,10 +13,10 @@ import argparse
 import datetime as dt
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
 from robomemory.commands.graph_draw import write_html, write_png
+from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
 from robomemory.config import MemoryConfig, ModelConfig
 from robomemory.errors import print_error
 from robomemory.memory.base import MemoryHandles, Triple
@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--history", type=int, default=50, help="newest change rows shown")
     parser.add_argument("--html", type=Path, default=None, help="draw the spatial graph (HTML)")
     parser.add_argument("--png", type=Path, default=None, help="draw the spatial graph (PNG)")
+    add_json_flag(parser)
 
 
 def load_triples(cfg: MemoryConfig, handles: MemoryHandles) -> list[Triple]:
@@ -147,10 +148,49 @@ def history_table(rows: list[dict]) -> Table:
     return table
 
 
+def triple_rows(triples: list[Triple]) -> list[dict]:
+    """The spatial triples table's rows, current first."""
+    return [
+        {
+            "subject": t.subject,
+            "relation": t.relation,
+            "object": t.object,
+            "valid": t.valid,
+            "from_step": t.valid_from_step,
+            "invalidated_at": None if t.valid else t.invalidated_at_step,
+            "episode": t.episode_id,
+        }
+        for t in sorted(triples, key=lambda t: (not t.valid, t.subject, t.relation, t.object))
+    ]
+
+
+def item_rows(items: list[tuple[str, str, str, dict]]) -> list[dict]:
+    """The long-term items table's rows (whole ids)."""
+    return [
+        {
+            "kind": kind,
+            "level": meta.get("level"),
+            "q": float(meta.get("q", 0.0)),
+            "visits": int(meta.get("visits", 0)),
+            "id": pid,
+            "text": text,
+        }
+        for kind, pid, text, meta in items
+    ]
+
+
+def history_rows(rows: list[dict]) -> list[dict]:
+    """The change history table's rows, as the history store keeps them."""
+    return [
+        {**r, "time": dt.datetime.fromtimestamp(r["ts"]).isoformat(timespec="seconds")}
+        for r in rows
+    ]
+
+
 def main(args: argparse.Namespace) -> int:
     cfg = MemoryConfig(data_dir=args.data) if args.data else MemoryConfig()
     handles = MemoryHandles.for_robot(args.robot, "", args.world)
-    console = Console()
+    console = human_console(args)
     if args.qdrant_url is None and not Path(cfg.data_dir).is_dir():
         print_error(f"no memories under {cfg.data_dir} (give --data DIR)")
         return 2
@@ -169,10 +209,21 @@ def main(args: argparse.Namespace) -> int:
             f"(robots with memory there: {known})"
         )
         return 1
-    console.print(f"robot [bold]{args.robot}[/bold] · data {cfg.data_dir}")
-    console.print(triples_table(triples))
-    console.print(items_table(items))
-    console.print(history_table(history))
+    if wants_json(args):
+        print_json(
+            {
+                "robot": args.robot,
+                "data": str(cfg.data_dir),
+                "triples": triple_rows(triples),
+                "items": item_rows(items),
+                "history": history_rows(history),
+            }
+        )
+    else:
+        console.print(f"robot [bold]{args.robot}[/bold] · data {cfg.data_dir}")
+        console.print(triples_table(triples))
+        console.print(items_table(items))
+        console.print(history_table(history))
     title = f"spatial memory of robot {args.robot}"
     if args.html:
         console.print(f"wrote {write_html(triples, args.html, title)}")

@@ -18,10 +18,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from robomemory.commands.inspect import load_triples
+from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
 from robomemory.commands.progress import one_line
 from robomemory.commands.run_page import write_page
 from robomemory.commands.trace import history_entry, trace_payload
@@ -40,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", "--home", type=Path, help="data folder (default: ~/.robomemory)")
     p.add_argument("--robot", default="default", help="robot id, for a thread's spatial map")
     p.add_argument("--html", type=Path, help="write the run as a self-contained HTML page")
+    add_json_flag(p)
 
 
 def newest_trace(data: Path) -> Path:
@@ -177,11 +178,35 @@ def steps_table(trace: dict[str, Any]) -> Table:
     return table
 
 
+def step_rows(trace: dict[str, Any]) -> dict[str, Any]:
+    """The steps table as JSON: the run's outcome and one row per step, same fields."""
+    rows = [
+        {
+            "step": item.get("step"),
+            "action": item.get("action"),
+            "outcome": item.get("outcome"),
+            "score": item.get("score"),
+            "message": item.get("message"),
+            "rejected": item.get("rejected") or [],
+            "plan": item.get("plan") or [],
+            "verdict": item.get("verdict"),
+            "recalled": item.get("recalled"),
+            "map": item.get("map") or {"added": [], "removed": []},
+        }
+        for item in trace.get("trajectory") or []
+    ]
+    keys = ("thread_id", "task", "end_reason", "success", "gc", "steps")
+    return {**{k: trace.get(k) for k in keys}, "rows": rows}
+
+
 def main(args: argparse.Namespace) -> int:
     data = Path(args.data) if args.data else default_data_dir()
     trace = load_run(args.run, data, args.robot)
-    console = Console()
-    console.print(steps_table(trace))
+    console = human_console(args)
+    if wants_json(args):
+        print_json(step_rows(trace))
+    else:
+        console.print(steps_table(trace))
     if args.html:
         console.print(f"wrote {write_page(trace, args.html)}")
     return 0

@@ -35,8 +35,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from rich.console import Console
 
+from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
 from robomemory.core import Executor
 from robomemory.eval.metrics import EpisodeRecord
 from robomemory.eval.picks import check_worlds, load_suite_file
@@ -90,6 +90,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=int, default=None, help="default: each suite's")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--no-progress", action="store_true")
+    add_json_flag(p)
 
 
 def chosen_suite(name: str | None, path: Path | None, option: str) -> Suite | None:
@@ -219,7 +220,7 @@ def run_fleet(
     # the phases say which memory each robot reads; the environment must not say it for them
     env_url = os.environ.pop(MEMORY_URL_ENV, "").strip() or None
     url = args.memory_url or env_url
-    console = Console()
+    console = human_console(args)
     if url is None:
         url = local_server(args.out / "pg")
         console.print(f"memory server: PostgreSQL with pgvector in {args.out / 'pg'}")
@@ -240,7 +241,7 @@ def run_fleet(
             llm=llm,
             embedder=embedder,
             executor_factory=executor_factory,
-            show_progress=not args.no_progress,
+            show_progress=not (args.no_progress or wants_json(args)),
             max_steps=args.max_steps,
             robot=phase.robot,
         )
@@ -256,6 +257,9 @@ def run_fleet(
     write_json_atomic(args.out / "fleet.json", {"phases": summary})
     text = render(results)
     (args.out / "fleet.md").write_text(text)
-    console.print(text)
+    if wants_json(args):
+        print_json({"phases": summary})
+    else:
+        console.print(text)
     console.print(f"report: {args.out}")
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
+from robomemory.commands.json_out import add_json_flag, json_file, print_json, wants_json
 from robomemory.local_model import (
     N_SLOTS,
     LocalModelServer,
@@ -112,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prompts", type=Path, default=None, help="replay a prompt log")
     parser.add_argument("--limit", type=int, default=0, help="replay at most this many calls")
     parser.add_argument("--calls", type=int, default=3, help="synthetic calls per measurement")
-    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    add_json_flag(parser, to_file=True)
 
 
 Server = LocalModelServer | NativeModelServer
@@ -125,7 +127,7 @@ def runtimes(args: argparse.Namespace, model: Path, threads: int) -> Iterator[tu
         yield "wheel", LocalModelServer(model, threads=threads, n_parallel=N_SLOTS)
     binary = find_llama_server()
     if "native" in wanted and binary is None:
-        print("native: not built (robomemory native --build); skipped")
+        print("native: not built (robomemory native --build); skipped", file=sys.stderr)
     if "native" in wanted and binary is not None:
         yield "native", NativeModelServer(binary, model, 4096, threads, N_SLOTS)
         for kind in (s.strip() for s in args.speculative.split(",") if s.strip()):
@@ -229,7 +231,7 @@ def _table(label: str, figures: dict[str, Figures], replaying: bool) -> Table:
 
 
 def main(args: argparse.Namespace) -> int:
-    console = Console(width=max(Console().width, 110))
+    console = Console(width=max(Console().width, 110), stderr=wants_json(args))
     calls = read_log(args.prompts) if args.prompts else []  # bad input: before the model
     model = ensure_model_file()
     threads = args.threads or default_threads()
@@ -247,7 +249,8 @@ def main(args: argparse.Namespace) -> int:
                 figures = synthetic(base, grammar_of, args.calls)
         finally:
             server.stop()
-        console.print(_table(label, figures, bool(calls)))
+        if not wants_json(args):
+            console.print(_table(label, figures, bool(calls)))
         results[label] = {
             name: {
                 "calls": f.calls,
@@ -263,8 +266,10 @@ def main(args: argparse.Namespace) -> int:
             }
             for name, f in figures.items()
         }
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+    if wants_json(args):
+        print_json(results)
+    elif json_file(args) is not None:
+        json_file(args).write_text(json.dumps(results, indent=1))
     return 0
 
 

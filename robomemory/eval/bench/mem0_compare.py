@@ -35,6 +35,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from robomemory.commands.json_out import add_json_flag, json_file, print_json, wants_json
 from robomemory.config import MemoryConfig
 from robomemory.eval.bench.memory_scale_longterm import EMBEDDERS, OBJECTS, lesson, make_embedder
 from robomemory.memory.longterm import NewItem
@@ -241,12 +242,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adds", type=int, default=200)
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--embedder", choices=EMBEDDERS, default="fake")
-    parser.add_argument("--json", type=Path, default=None, help="also write the result here")
+    add_json_flag(parser, to_file=True)
 
 
 def main(args: argparse.Namespace) -> int:
     result = compare(args.adds, args.searches, args.embedder)
+    if wants_json(args):
+        print_json(result)
+        return 0
     print(format_compare(result))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2))
+    if json_file(args) is not None:
+        json_file(args).write_text(json.dumps(result, indent=2))
     return 0

@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 
+from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
 from robomemory.config import AgentConfig
 from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE
@@ -227,13 +228,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model-name", default=None)
     p.add_argument("--base-url", default=None)
     p.add_argument("--out", type=Path, default=Path("runs/spatial-accuracy"))
+    add_json_flag(p)
 
 
 def main(args: argparse.Namespace) -> int:
     out_folder(args.out)  # before any model loads
     summary = run(args.suite, config_from_args(args), args.out, episodes=args.episodes)
-    console = Console()
-    console.print(markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"]))
+    console = human_console(args)
+    if wants_json(args):
+        print_json(summary)
+    else:
+        games = markdown_table(summary["games"], ["game", "steps", "precision", "recall", "f1"])
+        console.print(games)
     micro = summary["micro"]
     console.print(
         f"overall F1 {summary['overall']['f1']:.3f} (mean over steps); pooled pairs: "

@@ -29,11 +29,13 @@ default, or the suite file's ``actions``) gives the world's valid actions as can
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from pydantic import ValidationError
 from rich.console import Console
 
+from robomemory.commands.json_out import add_json_flag, print_json, wants_json
 from robomemory.config import AgentConfig, config_error_line
 from robomemory.eval.picks import check_worlds, load_suite_file, picked_suite
 from robomemory.eval.report import write_report
@@ -162,6 +164,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--no-progress", action="store_true")
+    add_json_flag(p)
 
 
 def add_actions_argument(p: argparse.ArgumentParser) -> None:
@@ -246,12 +249,15 @@ def main(args: argparse.Namespace) -> int:
         args.out,
         config=config_from_args(args),
         memory_scope=args.memory_scope,
-        show_progress=not args.no_progress,
+        show_progress=not (args.no_progress or wants_json(args)),
         max_steps=args.max_steps,
     )
     ablations = [a for a in args.ablate.split(",") if a]
     runner.run(parse_agents(args.agent), ablations, args.attempts, args.episodes)
     files = write_report(args.out, title=f"Suite {suite.name}")
+    if wants_json(args):  # summary.json: what summary.md's tables are drawn from
+        print_json(json.loads(files["summary.json"].read_text()))
+        return 0
     console = Console()
     console.print(files["summary.md"].read_text())
     console.print(f"report: {args.out}")

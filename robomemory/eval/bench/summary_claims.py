@@ -15,9 +15,15 @@ import re
 from pathlib import Path
 
 import httpx
-from rich.console import Console
 from rich.table import Table
 
+from robomemory.commands.json_out import (
+    add_json_flag,
+    human_console,
+    json_file,
+    print_json,
+    wants_json,
+)
 from robomemory.config import ModelConfig
 from robomemory.eval.bench.local_model_bench import read_log
 from robomemory.eval.summary_claims import (
@@ -38,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", type=Path, nargs="*", help="result folders (with episodes/)")
     parser.add_argument("--replay", type=Path, default=None, help="replay a prompt log's summaries")
     parser.add_argument("--show", action="store_true", help="print each flagged summary")
-    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    add_json_flag(parser, to_file=True)
 
 
 def textworld_verb_words() -> dict[str, str]:
@@ -99,7 +105,7 @@ def _row(table: Table, label: str, report: ClaimReport) -> None:
 def main(args: argparse.Namespace) -> int:
     if not args.results and not args.replay:
         raise SystemExit("bench summary-claims: give result folders, --replay LOG, or both")
-    console = Console()
+    console = human_console(args)
     words = textworld_verb_words()
     table = Table(title="step summaries claiming an action not taken")
     for col in ("traces", "summaries", "flagged", "share"):
@@ -142,7 +148,10 @@ def main(args: argparse.Namespace) -> int:
                     f"{c.unsupported}: {c.summary}",
                     markup=False,
                 )
+    if wants_json(args):
+        print_json(figures)
+        return 0
     console.print(table)
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1))
+    if json_file(args) is not None:
+        json_file(args).write_text(json.dumps(figures, indent=1))
     return 0

@@ -32,6 +32,13 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from rich.console import Console
 
+from robomemory.commands.json_out import (
+    add_json_flag,
+    human_console,
+    markdown_rows,
+    print_json,
+    wants_json,
+)
 from robomemory.eval.bench.suite import config_from_args, parse_agents
 from robomemory.eval.metrics import EpisodeRecord, summarize
 from robomemory.eval.report import load_records, write_json_atomic, write_report
@@ -379,12 +386,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="put the table in README.md and docs/RESULTS.md (between their markers)",
     )
     p.add_argument("--no-progress", action="store_true")
+    add_json_flag(p)
 
 
 def main(args: argparse.Namespace) -> int:
     from robomemory.eval.committed import repo_root
 
-    console = Console()
+    console = human_console(args)
     suites = table_suites(parse_specs(args.suites), args.episodes, parse_actions(args.actions))
     agents = parse_agents(args.agent or [",".join(DEFAULT_AGENTS)])
     cfg = config_from_args(args)
@@ -399,9 +407,13 @@ def main(args: argparse.Namespace) -> int:
     )
     args.out.mkdir(parents=True, exist_ok=True)
     manifest = open_manifest(args.out, fresh)
-    runner_args = {"config": cfg, "show_progress": not args.no_progress}
+    runner_args = {"config": cfg, "show_progress": not (args.no_progress or wants_json(args))}
     run_table(args.out, runner_args, manifest, console)
-    console.print((args.out / TABLE).read_text())
+    if wants_json(args):
+        rows = markdown_rows(render_table(args.out, brief=True))
+        print_json({"commit": manifest.commit, "model": manifest.model, "rows": rows})
+    else:
+        console.print((args.out / TABLE).read_text())
     if args.write_docs:
         for doc in (root / "README.md", root / "docs" / "RESULTS.md"):
             block = docs_block(args.out, root, doc)
