@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
+from robomemory.action_model import ObservedEffect
 from robomemory.core import Action, ActionResult, Observation
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.briefing import Briefing
@@ -78,6 +79,10 @@ class AgentState(TypedDict, total=False):
     last_result: dict[str, Any] | None  # ActionResult.model_dump(mode='json'): last_result_of()
     trajectory: Annotated[list[TrajectoryStep], recent_window]  # the newest steps, compact
     world: dict[str, Any]  # WorldModel.model_dump(): what the world showed this task
+    # the action model (action_model.py): {"world": world kind, "effects": [...]} recalled at
+    # the start, and this task's acts' effects as seen, merged per (verb, kind), bounded
+    learned_effects: dict[str, Any]
+    observed_effects: list[dict[str, Any]]  # ObservedEffect.to_json() each
     # outcome and accounting
     done: bool
     success: bool
@@ -113,6 +118,17 @@ def last_result_of(state: Mapping[str, Any]) -> ActionResult | None:
 def world_model(state: Mapping[str, Any]) -> WorldModel:
     """The task's world model (an empty one before the task starts)."""
     return WorldModel.model_validate(state.get("world") or {})
+
+
+def learned_of(state: Mapping[str, Any]) -> list[ObservedEffect]:
+    """The effects recalled at the task's start for its world's verbs that declare none."""
+    learned = state.get("learned_effects") or {}
+    return [ObservedEffect.from_json(e) for e in learned.get("effects") or ()]
+
+
+def observed_of(state: Mapping[str, Any]) -> list[ObservedEffect]:
+    """The effects this task's acts were seen to have so far."""
+    return [ObservedEffect.from_json(e) for e in state.get("observed_effects") or ()]
 
 
 def briefing_of(state: Mapping[str, Any]) -> Briefing:

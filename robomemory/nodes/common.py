@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
 
+from robomemory.action_model import with_learned
 from robomemory.config import AgentConfig
 from robomemory.context import AgentContext, live_context
-from robomemory.core import TextLimits
+from robomemory.core import ActionSpace, TextLimits
+from robomemory.state import learned_of
 
 
 class NodeRun:
@@ -36,3 +39,17 @@ def text_limits(config: AgentConfig) -> TextLimits:
         images=config.max_images,
         image_chars=config.max_image_chars,
     )
+
+
+def action_space(ctx: AgentContext, state: Mapping[str, Any]) -> ActionSpace:
+    """The executor's action space now, with what the robot learned (:func:`learned_space`)."""
+    return learned_space(ctx.executor.action_space(), state)
+
+
+def learned_space(space: ActionSpace, state: Mapping[str, Any]) -> ActionSpace:
+    """``space`` with its verbs that declare no effects given those the robot learned in
+    worlds of its kind (recalled at the task's start)."""
+    learned = learned_of(state)
+    if not learned:
+        return space
+    return space.model_copy(update={"verbs": with_learned(space.verbs, learned)})

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
 from robomemory.core import Action, VerbSpec, task_view
-from robomemory.nodes.common import NodeRun
+from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.planner import CRITIC_SYSTEM, CriticVerdict, critic_user
 from robomemory.state import AgentState, Briefing, briefing_of, current_plan, observation_of
 
@@ -17,7 +17,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("critic", runtime)
     plan = current_plan(state)
     action = plan[state["plan_index"]]
-    space = run.ctx.executor.action_space()
+    space = action_space(run.ctx, state)
     if space.candidates and str(action) not in {str(a) for a in space.candidates}:
         # A later plan step the world no longer affords (the plan was made before the last
         # action changed things): it cannot run, so there is nothing for the critic to judge.

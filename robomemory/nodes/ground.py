@@ -16,7 +16,7 @@ from robomemory.grounding.ranking import class_relations, state_relations
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
 from robomemory.memory.temporal import step_line
-from robomemory.nodes.common import NodeRun
+from robomemory.nodes.common import NodeRun, action_space
 from robomemory.state import AgentState, observation_of, world_model
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot
@@ -31,7 +31,7 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     task = state.get("task") or ""
     scene = Scene(obs.place, tuple(obs.holding), task, tuple(trajectory), obs.hands)
     semantic = (state.get("recalled") or {}).get("semantic") or ""
-    space = run.ctx.executor.action_space()
+    space = action_space(run.ctx, state)
     briefing = brief(
         space,
         with_verdict_places(world_model(state), semantic),

@@ -11,14 +11,14 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE, Action, task_view
 from robomemory.memory.consolidation import FALLBACK_REASON  # nothing is learned from it
-from robomemory.nodes.common import NodeRun
+from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
 from robomemory.state import AgentState, approves, briefing_of, observation_of
 
 
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("planner", runtime)
-    space = run.ctx.executor.action_space()
+    space = action_space(run.ctx, state)
     config = run.ctx.config
     briefing = briefing_of(state)
     candidates = briefing.candidates

@@ -6,11 +6,13 @@ import uuid
 
 from langgraph.runtime import Runtime
 
+from robomemory.action_model import world_kind
 from robomemory.context import AgentContext
-from robomemory.core import PlaceLearner, RouteLearner, checked_task, echo
+from robomemory.core import ActionSpace, PlaceLearner, RouteLearner, checked_task, echo
 from robomemory.episode import EpisodeIdError, world_of
 from robomemory.grounding import WorldModel
-from robomemory.nodes.common import NodeRun, text_limits
+from robomemory.memory.learned_effects import recall_effects
+from robomemory.nodes.common import NodeRun, learned_space, text_limits
 from robomemory.state import AgentState
 
 
@@ -21,8 +23,10 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     task = checked_task(state.get("task") or task, run.ctx.config.max_task_chars)
     learned = recall_routes(run.ctx)
     recall_rooms(run.ctx)
+    space = run.ctx.executor.action_space()
+    effects = {"learned_effects": recall_learned(run.ctx, space), "observed_effects": []}
     world = WorldModel.recalled(recall_places(run.ctx)).observe(
-        run.ctx.executor.action_space(),
+        learned_space(space, effects),
         observation.place,
         [observation.text],
         world=world_of(observation),
@@ -52,6 +56,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "score": observation.score,
             "max_score": observation.max_score,
             "routes_recalled": learned,
+            **effects,
         }
     )
 
@@ -88,6 +93,19 @@ def claim_episode(ctx: AgentContext, wanted: str, thread: str) -> str:
         if mine and not log.ran(candidate) and ctx.memory.history.episode_report(candidate) is None:
             return candidate
     raise EpisodeIdError(f"no free episode id for {echo(wanted)}")
+
+
+def recall_learned(ctx: AgentContext, space: ActionSpace) -> dict:
+    """What earlier tasks in worlds of this kind (``action_model.world_kind``: the same
+    verbs) saw the verbs that declare no effects do, from semantic memory: ``{"world": its
+    kind, "effects": [ObservedEffect.to_json()...]}`` (none without semantic memory)."""
+    world = world_kind(space.verbs)
+    semantic = ctx.memory.semantic
+    undeclared = [v for v in space.verbs if not v.effects().declared]
+    if semantic is None or not undeclared:
+        return {"world": world, "effects": []}
+    found = recall_effects(semantic, world, space.model_copy(update={"verbs": undeclared}))
+    return {"world": world, "effects": [e.to_json() for e in found]}
 
 
 def recall_places(ctx: AgentContext) -> dict[str, str]:
