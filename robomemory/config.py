@@ -263,6 +263,11 @@ class AgentConfig(StrictModel):
         description="Actions possible now shown to the planner, critic and baselines, best "
         "ranked first (None: all).",
     )
+    grounding: Literal["rules", "table"] = Field(
+        default="rules",
+        description="How the offered actions are ordered: rules (the word rules of "
+        "grounding.offered) or table (one labelling by effects, grounding.table's rows).",
+    )
     critic_enabled: bool = True
     # Bounds on what enters state, checkpoints, memory and prompts from outside (a world, a
     # caller): longer texts are cut, more images or names are left out.

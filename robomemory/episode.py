@@ -51,6 +51,7 @@ class StepRecord(TrajectoryStep, total=False):
     recalled: dict[str, int]  # characters of each memory branch's recalled text
     recall_text: dict[str, str]  # each branch's recalled text, its first 2,000 characters
     candidates: list[str]
+    placed: list[str]  # with the table's order: the row that placed each candidate
 
 
 def trajectory_step(

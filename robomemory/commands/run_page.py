@@ -226,7 +226,11 @@ def _memory(item: dict, spatial: dict | None) -> str:
         )
     candidates = item.get("candidates")
     if candidates:
-        lis = "".join(f"<li>{esc(c)}</li>" for c in candidates)
+        rows = item.get("placed") or []  # the table's row that placed each, when it ordered
+        lis = "".join(
+            f"<li>{esc(c)}{f' <em>{esc(r)}</em>' if r else ''}</li>"
+            for c, r in zip(candidates, [*rows, *[""] * (len(candidates) - len(rows))])
+        )
         out += (
             f'<details class="candidates"><summary>{len(candidates)} candidate actions offered'
             f"</summary><ul>{lis}</ul></details>"

@@ -26,6 +26,7 @@ from robomemory.episode import (
     world_of,
 )
 from robomemory.grounding import (
+    brief,
     known_names,
     notes_of,
     offered_candidates,
@@ -33,6 +34,7 @@ from robomemory.grounding import (
     update_done,
     update_states,
 )
+from robomemory.grounding.offered import world_parts
 from robomemory.nodes.common import text_limits
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -86,18 +88,25 @@ class BaselineAgent:
         states: dict[str, str] = {}
         for text in [start.text, *(t["message"] for t in trajectory)]:
             states = update_states(states, text, names, space.verbs)
-        candidates = offered_candidates(
-            space.candidates,
-            trajectory,
-            obs.place,
-            task=task,
-            notes=notes_of(trajectory, task, space.verbs),
-            done=done,
-            verbs=space.verbs,
-            path=path_of(world_of(start), start.place, trajectory, obs.place),
-            states=states,
-            limit=self.config.max_candidates,
-        )
+        notes = notes_of(trajectory, task, space.verbs)
+        path = path_of(world_of(start), start.place, trajectory, obs.place)
+        if self.config.grounding == "table":  # the list robomemory's briefing gives, no memory
+            world, scene = world_parts(trajectory, obs.place, task, notes, done, path, states)
+            limit = self.config.max_candidates
+            candidates = brief(space, world, scene, limit=limit, order="table").candidates
+        else:
+            candidates = offered_candidates(
+                space.candidates,
+                trajectory,
+                obs.place,
+                task=task,
+                notes=notes,
+                done=done,
+                verbs=space.verbs,
+                path=path,
+                states=states,
+                limit=self.config.max_candidates,
+            )
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)
         node = self.llm.for_node("policy")

@@ -60,6 +60,10 @@ class EpisodeRecord(BaseModel):
         description="listed: the world's valid actions were the candidates; free: only what a "
         "player sees (executors/perceived.py)",
     )
+    grounding: str = Field(
+        default="rules",
+        description="how the offered actions were ordered: rules or table (grounding.table)",
+    )
     error: str | None = None
 
     @property

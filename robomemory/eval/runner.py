@@ -212,6 +212,7 @@ class SuiteRunner:
             attempt=attempt,
             model=cfg.model.label,
             actions=self.suite.actions,
+            grounding=cfg.grounding,
         )
         events: list[NodeEvent] = []
         step = [0]

@@ -31,6 +31,7 @@ from robomemory.grounding.offered import (
 )
 from robomemory.grounding.ranking import helped_now, unneeded_puts
 from robomemory.grounding.spent import fell_undone
+from robomemory.grounding.table import Placed, ordered, situation
 from robomemory.grounding.world import WorldModel, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
@@ -44,6 +45,11 @@ class Briefing(BaseModel):
 
     candidates: list[Action] = Field(
         default_factory=list, description="the actions offered now, ranked and cut"
+    )
+    placed: list[str] = Field(
+        default_factory=list,
+        description="with the table's order (grounding.table): the row that placed each "
+        "candidate, in the candidates' order",
     )
     last_result: str | None = Field(
         default=None, description="the newest step and the world's whole answer"
@@ -122,6 +128,7 @@ def brief(
     last_result: str | None = None,
     approved: Collection[str] = (),
     affinity: Mapping[str, float] | None = None,
+    order: str = "rules",
 ) -> Briefing:
     """The briefing of a step: the offered list (:func:`offer`) and the lines that point
     into it, from facts each derived once (what is missing, what is wanted, what is left)."""
@@ -153,20 +160,41 @@ def brief(
         moved=world.made(),
     )
     missing = searched_now(missing, space.candidates, verbs, world, scene, left)
-    offered = offer(
-        space.candidates,
-        verbs,
-        world,
-        scene,
-        lessons=lessons,
-        routes=routes,
-        limit=limit,
-        missing=missing,
-        wanted=wanted,
-        approved=approved,
-        affinity=affinity,
-        goal=goal,
-        left=left,
+    placed: list[Placed] = []
+    if order == "table":
+        now = situation(
+            space.candidates,
+            verbs,
+            world,
+            place=scene.place,
+            held=scene.held,
+            left=left,
+            missing=missing,
+            task=scene.task,
+            wanted=wanted.things if wanted else (),
+            in_place=wanted.in_place if wanted else (),
+            routes=routes,
+            lessons=lessons,
+        )
+        placed = ordered(space.candidates, verbs, now, scene.place)[:limit]
+    offered = (
+        [p.action for p in placed]
+        if order == "table"
+        else offer(
+            space.candidates,
+            verbs,
+            world,
+            scene,
+            lessons=lessons,
+            routes=routes,
+            limit=limit,
+            missing=missing,
+            wanted=wanted,
+            approved=approved,
+            affinity=affinity,
+            goal=goal,
+            left=left,
+        )
     )
     free = (
         unneeded_puts(
@@ -187,6 +215,7 @@ def brief(
         search, here = ([str(a) for a in found], []) if found else (search, here)
     return Briefing(
         candidates=offered,
+        placed=[p.row for p in placed],
         last_result=last_result,
         left=[i.phrase for i in left],
         helped=helped_now(lessons[0], offered, world.done),

@@ -105,6 +105,26 @@ def offered_candidates(
 ) -> list[Action]:
     """The candidates a prompt shows, from the parts of a world model (the baselines keep
     them apart): :func:`offer` over a :class:`WorldModel` of them."""
+    world, scene = world_parts(
+        trajectory, place, task, notes, done, path, states, exits, seen, acts_at, held
+    )
+    return offer(candidates, verbs, world, scene, lessons=lessons, routes=routes, limit=limit)
+
+
+def world_parts(
+    trajectory: Sequence[TrajectoryStep],
+    place: str | None,
+    task: str = "",
+    notes: Sequence[str] = (),
+    done: Sequence[str] = (),
+    path: Sequence[Sequence] = (),
+    states: Mapping[str, str] | None = None,
+    exits: Mapping[str, Sequence[str]] | None = None,
+    seen: Mapping[str, str] | None = None,
+    acts_at: Mapping[str, str] | None = None,
+    held: Collection[str] = (),
+) -> tuple[WorldModel, Scene]:
+    """A :class:`WorldModel` and :class:`Scene` of the parts the baselines keep apart."""
     fell, rose = scored_actions(trajectory)
     world = WorldModel(
         fell=fell,
@@ -117,8 +137,7 @@ def offered_candidates(
         seen=dict(seen or {}),
         acts_at=dict(acts_at or {}),
     )
-    scene = Scene(place=place, held=tuple(held), task=task, trajectory=tuple(trajectory))
-    return offer(candidates, verbs, world, scene, lessons=lessons, routes=routes, limit=limit)
+    return world, Scene(place=place, held=tuple(held), task=task, trajectory=tuple(trajectory))
 
 
 class Scene(NamedTuple):

@@ -50,6 +50,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "recalled": {k: len(v or "") for k, v in (state.get("recalled") or {}).items()},
         "recall_text": {k: (v or "")[:2000] for k, v in (state.get("recalled") or {}).items()},
         "candidates": [str(a) for a in briefing_of(state).candidates],
+        "placed": briefing_of(state).placed,
     }
     run.ctx.memory.episodes.record_step(state["handles"]["episode_id"], record)
     declared = run.ctx.executor.action_space()

@@ -42,6 +42,7 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         limit=run.ctx.config.max_candidates,
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
         affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task, scene.held),
+        order=run.ctx.config.grounding,
     )
     return run.finish({"briefing": briefing.model_dump(mode="json")})
 

@@ -1,0 +1,382 @@
+"""One labelling, one rule table: the order of the candidates from their effects (pure).
+
+Each candidate is labelled once against the goal by what its verb needs, adds and removes
+(``VerbSpec.needs/adds/removes``, robomemory.effects), bound to its arguments and the robot's
+place, and checked against what the robot believes now (:func:`believed`: its place, what it
+holds, where it saw each thing, the states the world's words gave). The goal is typed
+(:class:`GoalPart`): each instruction left to do (the task's and the notes' words, read in the
+API's verbs) with the relations its act makes true.
+
+:data:`ROWS` is the whole order: the first row whose label a candidate carries places it, rows
+in table order; ties keep the goal's order, then the nearest search, then the world's order.
+:func:`ordered` returns each candidate with the row that placed it (the step's trace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
+from robomemory.effects import Atom, matches, parse_atoms
+from robomemory.grounding.frontier import (
+    closed_at,
+    exploration,
+    fetch_moves,
+    moves_led,
+    revealed_things,
+)
+from robomemory.grounding.instructions import Instruction, unseen_things
+from robomemory.grounding.loops import loop_actions, visited_places
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.spent import refused_in_this_state
+from robomemory.grounding.text import first_at, word_list
+from robomemory.grounding.world import WorldModel
+
+# The world's words for a thing's state, as the vocabulary's relations (others: state(X, w)).
+_STATE_RELATIONS = {"open": "open", "opened": "open", "closed": "closed", "locked": "locked"}
+
+
+class Row(NamedTuple):
+    """One row of the table: the label it reads and why it places a candidate where it does."""
+
+    label: str
+    why: str
+
+
+# The table, best first: a candidate is placed by the first row whose label it carries.
+ROWS: tuple[Row, ...] = (
+    Row("instructed", "does an instruction left, as written"),
+    Row("achieves", "makes a goal relation true"),
+    Row("helped", "a recalled lesson says it helped"),
+    Row("enables", "makes true what an instruction left needs of its own thing"),
+    Row("fetches", "goes toward where a thing the goal needs was seen"),
+    Row("searches", "looks where a thing the goal needs may be: a place or inside not yet seen"),
+    Row("enables_some", "makes true what an instruction left needs of some thing"),
+    Row("reads_new", "reads a thing not read yet"),
+    Row("unknown", "its verb declares no effects: the model judges it"),
+    Row("irrelevant", "its effects touch nothing the goal needs"),
+    Row("informs", "changes nothing (look, inventory) or reads again"),
+    Row("completes", "declares the task done while the goal is not met"),
+    Row("loops", "brings back a world state already left"),
+    Row("undoes", "removes what the goal has or what an instruction left needs"),
+    Row("irreversible", "cannot be undone and the goal does not ask for it"),
+    Row("hurt", "a recalled lesson says it hurt"),
+    Row("refused", "the world refused it, or it changed nothing, in this very state"),
+)
+# Labels that outrank every good row: what is known to fail or harm comes last whatever else.
+_VETO = ("refused", "hurt", "irreversible", "undoes", "loops")
+RANK = {row.label: i for i, row in enumerate(ROWS)}
+# Rows that serve a part of the goal: the first part left is served first, whatever the row.
+_SERVING = frozenset({"instructed", "achieves", "enables", "fetches"})
+
+
+class GoalPart(NamedTuple):
+    """One instruction left to do, typed: its act and the relations that act makes true."""
+
+    act: Action
+    atoms: tuple[Atom, ...]
+    words: str
+
+
+class Placed(NamedTuple):
+    """A candidate and the row that placed it."""
+
+    action: Action
+    row: str
+
+
+def bind(atoms: Sequence[Atom], args: Sequence[str], place: str | None) -> tuple[Atom, ...]:
+    """``atoms`` with ``$N`` as the N-th argument and ``here`` as ``place`` (unknown: ``_``)."""
+
+    def term(t: str) -> str:
+        if t.startswith("$"):
+            i = int(t[1:])
+            return args[i] if i < len(args) else "_"
+        return (place or "_") if t == "here" else t
+
+    return tuple(Atom(a.rel, tuple(term(t) for t in a.args)) for a in atoms)
+
+
+def believed(
+    place: str | None,
+    held: Collection[str],
+    seen: Mapping[str, str],
+    states: Mapping[str, str],
+) -> frozenset[Atom]:
+    """What the robot believes true now, from its own perception: its place, what it holds,
+    where it last saw each thing, and each state the world's words gave a thing."""
+    out: set[Atom] = {Atom("held", (h,)) for h in held}
+    if place:
+        out.add(Atom("at", ("robot", place)))
+    out |= {Atom("at", (t, p)) for t, p in seen.items() if t not in held}
+    for thing, said in states.items():
+        for word in said.split():
+            rel = _STATE_RELATIONS.get(word)
+            out.add(Atom(rel, (thing,)) if rel else Atom("state", (thing, word)))
+    return frozenset(out)
+
+
+def holds(atom: Atom, facts: Collection[Atom]) -> bool:
+    """Whether a believed fact is ``atom`` (an open term, ``_`` or ``?x``, matches any)."""
+    return any(matches(atom, f) for f in facts)
+
+
+def unchanged_here(path: Sequence[Sequence]) -> set[str]:
+    """Actions taken in the world state the path ends in that left it as it was."""
+    if not path or path[-1][1] is None:
+        return set()
+    now = path[-1][1]
+    return {str(s[0]) for b, s in zip(path, path[1:], strict=False) if b[1] == now and s[1] == now}
+
+
+def read_names(texts: Sequence[str], names: Collection[str]) -> list[str]:
+    """The known ``names`` the read ``texts`` name, in the order first named."""
+    said = word_list(" . ".join(texts))
+    found = [(first_at(said, word_list(n)), n) for n in names if word_list(n)]
+    return [n for at, n in sorted(found) if at < len(said)]
+
+
+def unmet(
+    needs: Sequence[Atom],
+    facts: Collection[Atom],
+    args: Sequence[str],
+    uses: Sequence[str] = (),
+) -> list[Atom]:
+    """The ``needs`` the robot does not believe true. A need on some thing (``?x``) is met by
+    one thing, other than the act's own, that meets every need on ``?x``; unmet, it stands
+    for each of ``uses`` (the things the instruction's text names) not meeting it, or stays
+    open when there are none."""
+    out = [n for n in needs if _ground(n) and not holds(n, facts)]
+    for var in dict.fromkeys(t for n in needs for t in n.args if t.startswith("?")):
+        on_var = [n for n in needs if var in n.args]
+        things = {t for f in facts for t in f.args} - set(args) - {"robot"}
+        if any(all(holds(_put(n, var, t), facts) for n in on_var) for t in things):
+            continue
+        by_use = [_put(n, var, t) for t in uses if t not in args for n in on_var]
+        # a use's state ("ingredient_1") is the world's to know: the robot brings the thing
+        perceivable = [n for n in by_use if n.rel != "state"]
+        out += [n for n in perceivable if not holds(n, facts)] if uses else on_var
+    return list(dict.fromkeys(out))
+
+
+def _put(atom: Atom, var: str, thing: str) -> Atom:
+    return Atom(atom.rel, tuple(thing if t == var else t for t in atom.args))
+
+
+def _effects(verb: VerbSpec) -> tuple[tuple[Atom, ...], tuple[Atom, ...], tuple[Atom, ...]]:
+    return parse_atoms(verb.needs), parse_atoms(verb.adds), parse_atoms(verb.removes)
+
+
+def _ground(atom: Atom) -> bool:
+    return not any(t == "_" or t.startswith("?") for t in atom.args)
+
+
+def goal_parts(left: Sequence[Instruction], verbs: Sequence[VerbSpec]) -> list[GoalPart]:
+    """Each instruction left with a thing (or none to act on), typed by its verb's adds."""
+    by_name = {v.name: v for v in verbs}
+    out: list[GoalPart] = []
+    for ins in left:
+        verb = by_name.get(ins.verb)
+        if verb is None or (ins.thing is None and not ins.on_nothing):
+            continue  # a thing only described: the model reads which one
+        args = [ins.thing, *ins.rest] if ins.thing else []
+        atoms = bind(_effects(verb)[1], args, None)
+        out.append(GoalPart(Action(verb=ins.verb, args=args), atoms, ins.phrase))
+    return out
+
+
+def _does(action: Action, part: GoalPart) -> bool:
+    """``action`` is the part's act: its verb on its thing, at the arguments the words fix."""
+    want = part.act
+    fixed = {r.lower() for r in want.args[1:]}
+    return (
+        action.verb == want.verb
+        and action.args[:1] == want.args[:1]
+        and fixed <= {x.lower() for x in action.args[1:]}
+    )
+
+
+class Situation(NamedTuple):
+    """What labelling needs of one step, each derived once."""
+
+    facts: frozenset[Atom]
+    goal: list[GoalPart]
+    needed: list[tuple[int, Atom]]  # (goal index, a need of that part not believed)
+    search: dict[str, int]  # offered action -> its search order (nearest first)
+    fetch: dict[str, int]  # offered action -> its fetch order
+    looped: set[str]
+    refused: set[str]
+    read_before: set[str]
+    lessons: tuple[set[str], set[str]]
+
+
+def situation(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    world: WorldModel,
+    *,
+    place: str | None,
+    held: Collection[str],
+    left: Sequence[Instruction],
+    missing: Sequence[str],
+    task: str = "",
+    wanted: Sequence[str] = (),
+    in_place: Sequence[str] = (),
+    routes: Sequence[Route] = (),
+    lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+) -> Situation:
+    """The step's facts, typed goal, unmet needs, search and fetch moves. What the task's
+    instructions act on that nothing shown names yet is searched for too."""
+    facts = believed(place, held, world.seen, world.states)
+    goal = goal_parts(left, verbs)
+    by_name = {v.name: v for v in verbs}
+    things = {n for a in candidates for n in a.args} | set(world.seen) | set(held)
+    named = read_names(world.read(), things)
+    needed: list[tuple[int, Atom]] = []
+    for i, part in enumerate(goal):
+        needs = bind(_effects(by_name[part.act.verb])[0], part.act.args, None)
+        uses = named if not part.act.args else ()  # an act on nothing uses what was read
+        needed += [(i, n) for n in unmet(needs, facts, part.act.args, uses) if n.rel != "at"]
+    missing = [*missing, *(t for t in unseen_things(task, verbs, things) if t not in missing)]
+    search: dict[str, int] = {}
+    if missing:
+        found = exploration(
+            candidates,
+            verbs,
+            here=place,
+            visited=visited_places(world.path),
+            revealed=revealed_things(world.acted(), verbs),
+            routes=routes,
+            exits=world.exits,
+            closed=closed_at(
+                world.seen, world.states, verbs, revealed_things(world.acted(), verbs)
+            ),
+            led=moves_led(world.path, place),
+        )
+        search = {str(a): k for k, a in enumerate(found)}
+    needed_things = [t for _, n in needed if n.rel == "held" for t in n.args if _ground(n)]
+    fetched = fetch_moves(
+        list(dict.fromkeys([*(a for p in goal for a in p.act.args), *needed_things, *wanted])),
+        candidates,
+        verbs,
+        here=place,
+        seen=world.seen,
+        held=held,
+        in_place=in_place,
+        layout=world.layout(),
+    )
+    reads = meanings(verbs).reads
+    read_before = {a for a in world.acted() if a.split("(", 1)[0] in reads}
+    return Situation(
+        facts=facts,
+        goal=goal,
+        needed=needed,
+        search=search,
+        fetch={str(a): k for k, a in enumerate(fetched)},
+        looped=set(loop_actions(world.path)),
+        refused=refused_in_this_state(world.path) | unchanged_here(world.path),
+        read_before=read_before,
+        lessons=(set(lessons[0]), set(lessons[1]) - set(lessons[0])),
+    )
+
+
+def labels(
+    action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place: str | None
+) -> set[str]:
+    """Every label of ``action`` against the goal (:data:`ROWS` reads them)."""
+    key = str(action)
+    verb = verbs.get(action.verb)
+    meaning = meanings(tuple(verbs.values()))
+    out: set[str] = set()
+    if key in now.refused:
+        out.add("refused")
+    if key in now.lessons[1]:
+        out.add("hurt")
+    if key in now.lessons[0]:
+        out.add("helped")
+    if key in now.looped:
+        out.add("loops")
+    if action.verb == TASK_COMPLETE:
+        return out | ({"instructed"} if not now.goal else {"completes"})
+    if verb is None:
+        return out | {"unknown"}
+    needs, adds, removes = (bind(a, action.args, place) for a in _effects(verb))
+    goal_atoms = [a for p in now.goal for a in p.atoms]
+    if any(_does(action, p) for p in now.goal):
+        out.add("instructed")
+    if any(_ground(a) and not holds(a, now.facts) and a in goal_atoms for a in adds):
+        out.add("achieves")
+    kept = [a for a in goal_atoms if _ground(a) and holds(a, now.facts)]
+    kept += [n for _, n in now.needed]  # nothing removed that a part still needs
+    needs_held = [n for n in (Atom("held", (t,)) for p in now.goal for t in p.act.args[:1])]
+    kept += [n for n in needs_held if holds(n, now.facts)]
+    if any(_ground(r) and holds(r, now.facts) and r in kept for r in removes) and not (
+        out & {"instructed", "achieves"}
+    ):
+        out.add("undoes")
+    for _, need in now.needed:
+        if any(matches(a, need) for a in adds if _ground(a)):
+            out.add("enables" if _ground(need) else "enables_some")
+    if key in now.fetch:
+        out.add("fetches")
+    if key in now.search:
+        out.add("searches")
+    if action.verb in meaning.irreversible and not out & {"instructed", "achieves", "enables"}:
+        out.add("irreversible")
+    if action.verb in meaning.informs:
+        new = action.verb in meaning.reads and key not in now.read_before
+        out.add("reads_new" if new else "informs")
+    elif not (verb.needs or verb.adds or verb.removes):
+        out.add("unknown")
+    return out or {"irrelevant"}
+
+
+def row_of(found: Collection[str]) -> str:
+    """The row that places a candidate with labels ``found``: a veto first, else the best."""
+    vetoed = [lab for lab in _VETO if lab in found and lab != "loops"]
+    if vetoed:
+        return max(vetoed, key=RANK.__getitem__)
+    if "loops" in found and not found & {"instructed", "achieves"}:
+        return "loops"
+    return min((lab for lab in found if lab in RANK), key=RANK.__getitem__, default="irrelevant")
+
+
+def ordered(
+    candidates: Sequence[Action],
+    verbs: Sequence[VerbSpec],
+    now: Situation,
+    place: str | None,
+) -> list[Placed]:
+    """The candidates in the table's order, each with the row that placed it."""
+    by_name = {v.name: v for v in verbs}
+
+    rows = [row_of(labels(a, by_name, now, place)) for a in candidates]
+
+    def key(i: int) -> tuple[int, ...]:
+        action, row = candidates[i], rows[i]
+        part = served(action, by_name, now, place) if row in _SERVING else len(now.goal)
+        return (
+            0 if row in _SERVING or row == "helped" else 1,
+            part,
+            RANK.get(row, len(ROWS)),
+            now.fetch.get(str(action), 0),
+            now.search.get(str(action), 0),
+            i,
+        )
+
+    return [Placed(candidates[i], rows[i]) for i in sorted(range(len(candidates)), key=key)]
+
+
+def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place: str | None) -> int:
+    """The first part of the goal ``action`` serves (its act, a relation it makes true, a
+    need it meets); a fetch serves the first part with a need unmet. The instructions are
+    written in the order they are done: the first part left is served first."""
+    verb = verbs.get(action.verb)
+    adds = bind(_effects(verb)[1], action.args, place) if verb else ()
+    hits = [i for i, p in enumerate(now.goal) if _does(action, p)]
+    hits += [i for i, p in enumerate(now.goal) for a in adds if _ground(a) and a in p.atoms]
+    hits += [i for i, n in now.needed for a in adds if _ground(a) and matches(a, n)]
+    if str(action) in now.fetch:
+        hits += [i for i, _ in now.needed[:1]]
+    return min(hits, default=len(now.goal))

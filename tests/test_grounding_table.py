@@ -1,0 +1,205 @@
+"""The effects table (robomemory.grounding.table): every row places a candidate in some test,
+labels come from declared effects, and the order follows the table."""
+
+from __future__ import annotations
+
+import pytest
+
+from robomemory.core import TASK_COMPLETE, Action, VerbSpec
+from robomemory.effects import Atom
+from robomemory.grounding.instructions import Instruction
+from robomemory.grounding.table import (
+    ROWS,
+    believed,
+    goal_parts,
+    labels,
+    ordered,
+    row_of,
+    situation,
+)
+from robomemory.grounding.world import WorldModel
+
+HERE = "at(robot, here)"
+VERBS = [
+    VerbSpec(name="navigate_to", arg_kinds=["place"], adds=["at(robot, $0)"], removes=[HERE]),
+    VerbSpec(name="pick_up", arg_kinds=["object"], needs=[HERE], adds=["held($0)"],
+             removes=["at($0, here)"]),
+    VerbSpec(name="put_down_to", arg_kinds=["object", "receptacle"], needs=["held($0)"],
+             adds=["in($0, $1)"], removes=["held($0)"]),
+    VerbSpec(name="place_in", arg_kinds=["object", "receptacle"], needs=["held($0)"],
+             adds=["in($0, $1)"], removes=["held($0)"]),
+    VerbSpec(name="drop", arg_kinds=["object"], needs=["held($0)"], adds=["at($0, here)"],
+             removes=["held($0)"]),
+    VerbSpec(name="open", arg_kinds=["object"], needs=["closed($0)"], adds=["open($0)"],
+             removes=["closed($0)"]),
+    VerbSpec(name="close", arg_kinds=["object"], needs=["open($0)"], adds=["closed($0)"],
+             removes=["open($0)"]),
+    VerbSpec(name="slice", arg_kinds=["object"], needs=["held($0)", "held(?knife)"],
+             adds=["state($0, sliced)"]),
+    VerbSpec(name="eat", arg_kinds=["object"], needs=["held($0)"], adds=["state($0, eaten)"],
+             removes=["held($0)"]),
+    VerbSpec(name="read", arg_kinds=["object"], reads=True),
+    VerbSpec(name="look", reads=True),
+    VerbSpec(name="wiggle"),
+    VerbSpec(name=TASK_COMPLETE),
+]  # fmt: skip
+BY_NAME = {v.name: v for v in VERBS}
+
+
+def act(text: str) -> Action:
+    verb, _, rest = text.partition("(")
+    args = [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+    return Action(verb=verb, args=args)
+
+
+SLICE = Instruction("slice", "apple", "slice the apple")
+
+
+def row(
+    candidate: str,
+    *,
+    left=(SLICE,),
+    held=(),
+    place="kitchen",
+    missing=(),
+    seen=None,
+    states=None,
+    path=(),
+    lessons=((), ()),
+    offered=(),
+) -> str:
+    candidates = [act(c) for c in [candidate, *offered]]
+    world = WorldModel(seen=seen or {}, states=states or {}, path=[list(s) for s in path])
+    now = situation(
+        candidates,
+        VERBS,
+        world,
+        place=place,
+        held=held,
+        left=list(left),
+        missing=list(missing),
+        lessons=lessons,
+    )
+    return row_of(labels(candidates[0], BY_NAME, now, place))
+
+
+# Each row, and one candidate it places.
+CASES = {
+    "instructed": dict(candidate="slice(apple)", held=("apple", "knife")),
+    "achieves": dict(
+        candidate="place_in(apple, box)",
+        left=(Instruction("put_down_to", "apple", "put the apple in the box", ("box",)),),
+        held=("apple",),
+    ),
+    "helped": dict(candidate="look()", lessons=(["look()"], [])),
+    "enables": dict(candidate="pick_up(apple)", held=("knife",)),
+    "fetches": dict(candidate="navigate_to(pantry)", seen={"apple": "pantry"}, offered=("look()",)),
+    "searches": dict(
+        candidate="navigate_to(cellar)",
+        left=(),
+        missing=("cookbook",),
+        path=[["look()", "s0", "kitchen"]],
+    ),
+    "enables_some": dict(candidate="pick_up(knife)", held=("apple",)),
+    "reads_new": dict(candidate="read(note)", left=()),
+    "unknown": dict(candidate="wiggle()"),
+    "irrelevant": dict(candidate="close(drawer)", left=(), states={"drawer": "opened"}),
+    "informs": dict(candidate="look()"),
+    "completes": dict(candidate=f"{TASK_COMPLETE}()"),
+    "loops": dict(
+        candidate="navigate_to(hall)",
+        left=(),
+        path=[
+            ["look()", "s0", "kitchen"],
+            ["navigate_to(hall)", "s1", "hall"],
+            ["navigate_to(kitchen)", "s0", "kitchen"],
+            ["navigate_to(hall)", "s1", "hall"],
+            ["navigate_to(kitchen)", "s0", "kitchen"],
+        ],
+    ),
+    "undoes": dict(candidate="drop(apple)", held=("apple",)),
+    "irreversible": dict(candidate="eat(pear)", held=("pear",)),
+    "hurt": dict(candidate="slice(apple)", held=("apple", "knife"), lessons=([], ["slice(apple)"])),
+    "refused": dict(
+        candidate="open(door)",
+        left=(),
+        path=[["look()", "s0", "kitchen"], ["open(door)", "s0", "kitchen", "It is locked."]],
+    ),
+}
+
+
+def test_every_row_has_a_case() -> None:
+    assert {r.label for r in ROWS} == set(CASES)
+    assert len(ROWS) <= 25
+
+
+@pytest.mark.parametrize("label", [r.label for r in ROWS])
+def test_row_places_its_candidate(label: str) -> None:
+    assert row(**CASES[label]) == label
+
+
+def test_believed_reads_states_as_relations() -> None:
+    facts = believed("hall", ["key"], {"box": "hall", "key": "hall"}, {"box": "opened sliced"})
+    assert Atom("at", ("robot", "hall")) in facts
+    assert Atom("held", ("key",)) in facts
+    assert Atom("at", ("key", "hall")) not in facts  # held, not lying there
+    assert Atom("open", ("box",)) in facts
+    assert Atom("state", ("box", "sliced")) in facts
+
+
+def test_goal_is_typed_by_the_instructions_verbs() -> None:
+    put = Instruction("put_down_to", "apple", "put the apple in the box", ("box",))
+    parts = goal_parts([put, Instruction("slice", None, "slice it", refers=True)], VERBS)
+    assert len(parts) == 1  # a thing only described is left to the model
+    assert parts[0].atoms == (Atom("in", ("apple", "box")),)
+    assert parts[0].words == "put the apple in the box"
+
+
+def test_order_follows_the_table_then_the_goal_then_the_world() -> None:
+    left = [SLICE, Instruction("eat", "apple", "eat the apple")]
+    candidates = [act(c) for c in ["drop(apple)", "look()", "eat(apple)", "slice(apple)"]]
+    world = WorldModel()
+    now = situation(
+        candidates, VERBS, world, place="kitchen", held=("apple", "knife"), left=left, missing=()
+    )
+    placed = ordered(candidates, VERBS, now, "kitchen")
+    assert [str(p.action) for p in placed] == [
+        "slice(apple)",  # instructed, first in the goal
+        "eat(apple)",  # instructed, second
+        "look()",
+        "drop(apple)",  # undoes held(apple), which slicing needs
+    ]
+    assert [p.row for p in placed] == ["instructed", "instructed", "informs", "undoes"]
+
+
+def test_a_veto_outranks_an_instruction() -> None:
+    assert row_of({"instructed", "refused"}) == "refused"
+    assert row_of({"instructed", "loops"}) == "instructed"  # the goal's act may revisit a state
+    assert row_of({"searches", "loops"}) == "loops"
+
+
+def test_the_first_part_left_is_served_first() -> None:
+    """What enables an earlier instruction outranks a later instruction's own act."""
+    left = [SLICE, Instruction("eat", "pear", "eat the pear")]
+    candidates = [act(c) for c in ["eat(pear)", "pick_up(apple)"]]
+    now = situation(
+        candidates, VERBS, WorldModel(), place="kitchen", held=("pear", "knife"), left=left,
+        missing=(),
+    )  # fmt: skip
+    placed = ordered(candidates, VERBS, now, "kitchen")
+    assert [(str(p.action), p.row) for p in placed] == [
+        ("pick_up(apple)", "enables"),
+        ("eat(pear)", "instructed"),
+    ]
+
+
+def test_an_act_that_changed_nothing_here_is_not_offered_first_again() -> None:
+    path = [["look()", "s0", "kitchen"], ["prepare_meal()", "s0", "kitchen"]]
+    verbs = [*VERBS, VerbSpec(name="prepare_meal", needs=["held(?f)"], adds=["held(meal)"])]
+    left = [Instruction("prepare_meal", None, "prepare meal")]
+    candidates = [act("prepare_meal()"), act("look()")]
+    now = situation(
+        candidates, verbs, WorldModel(path=path), place="kitchen", held=("apple",), left=left,
+        missing=(),
+    )  # fmt: skip
+    assert [p.row for p in ordered(candidates, verbs, now, "kitchen")] == ["informs", "refused"]
