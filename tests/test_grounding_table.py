@@ -203,3 +203,17 @@ def test_an_act_that_changed_nothing_here_is_not_offered_first_again() -> None:
         missing=(),
     )  # fmt: skip
     assert [p.row for p in ordered(candidates, verbs, now, "kitchen")] == ["informs", "refused"]
+
+
+def test_a_guess_at_an_earlier_parts_tool_precedes_a_later_parts_act() -> None:
+    left = [SLICE, Instruction("eat", "pear", "eat the pear")]
+    candidates = [act(c) for c in ["eat(pear)", "pick_up(spoon)"]]
+    now = situation(
+        candidates, VERBS, WorldModel(), place="kitchen", held=("apple",), left=left,
+        missing=(),
+    )  # fmt: skip
+    placed = ordered(candidates, VERBS, now, "kitchen")
+    assert [(str(p.action), p.row) for p in placed] == [
+        ("pick_up(spoon)", "enables_some"),  # slicing needs some held tool: which, the model says
+        ("eat(pear)", "instructed"),
+    ]

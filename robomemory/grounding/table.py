@@ -67,8 +67,9 @@ ROWS: tuple[Row, ...] = (
 # Labels that outrank every good row: what is known to fail or harm comes last whatever else.
 _VETO = ("refused", "hurt", "irreversible", "undoes", "loops")
 RANK = {row.label: i for i, row in enumerate(ROWS)}
-# Rows that serve a part of the goal: the first part left is served first, whatever the row.
-_SERVING = frozenset({"instructed", "achieves", "enables", "fetches"})
+# Rows that serve a part of the goal: the first part left is served first, whatever the row
+# (a guess at what an earlier part needs comes before a later part's own act).
+_SERVING = frozenset({"instructed", "achieves", "enables", "fetches", "enables_some"})
 
 
 class GoalPart(NamedTuple):
