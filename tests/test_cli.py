@@ -51,7 +51,7 @@ def test_run_killed_then_resumed_in_a_new_process(tmp_path):
             model.base_url,
             "--max-steps",
             "5",
-            "--data",
+            "--home",
             str(data),
             "--thread",
             "t1",
@@ -134,7 +134,7 @@ def test_a_damaged_store_is_one_line_naming_it(tmp_path):
     garbage = b"SQLite format 3\x00" + os.urandom(8192)
     with FakeOpenAIServer(latency_s=0.0) as model:
         env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
-        base = ["run", "--model", "openai", "--base-url", model.base_url, "--data", str(data)]
+        base = ["run", "--model", "openai", "--base-url", model.base_url, "--home", str(data)]
         for name in ("checkpoints.sqlite", "history.sqlite3"):
             (memory / name).write_bytes(garbage)
             proc = _cli([*base, "--max-steps", "1"], env)
@@ -149,7 +149,7 @@ def test_a_task_that_is_not_utf8_is_one_line_not_a_traceback(tmp_path):
     data = tmp_path / "data"
     with FakeOpenAIServer(latency_s=0.0) as model:
         env = os.environ | {"OPENAI_API_KEY": "fake", "ROBOMEMORY_HOME": str(tmp_path)}
-        base = ["run", "--model", "openai", "--base-url", model.base_url, "--data", str(data)]
+        base = ["run", "--model", "openai", "--base-url", model.base_url, "--home", str(data)]
         argv = [sys.executable.encode(), b"-m", b"robomemory.cli"]
         argv += [a.encode() for a in base] + [
             b"--max-steps",

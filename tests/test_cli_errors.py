@@ -18,9 +18,9 @@ F = "{file}"
 # each command with the argument naming a file (or folder) that the test spoils
 FILE_ARGS: dict[str, list[str]] = {
     "run": ["run", "--model", "fake", "--game", F],
-    "run --data": ["run", "--model", "fake", "--game", "cooking_1room", "--data", F],
+    "run --home": ["run", "--model", "fake", "--game", "cooking_1room", "--home", F],
     "show": ["show", F],
-    "inspect": ["inspect", "--robot", "r1", "--data", F],
+    "inspect": ["inspect", "--robot", "r1", "--home", F],
     "bench kg-growth": ["bench", "kg-growth", "--embedder", "fake", "--game", F],
     "bench memory-scale": ["bench", "memory-scale", "--data", F],
     "bench local-model": ["bench", "local-model", "--prompts", F],
@@ -32,11 +32,11 @@ FILE_ARGS: dict[str, list[str]] = {
     "bench spatial-accuracy": ["bench", "spatial-accuracy", "--out", F],
 }
 # arguments naming a folder: missing, one is made; a file given is the bad input
-FOLDERS = {"run --data", "inspect", "bench memory-scale", "bench table", "bench spatial-accuracy"}
+FOLDERS = {"run --home", "inspect", "bench memory-scale", "bench table", "bench spatial-accuracy"}
 # each command with an option value of the wrong type (every command has one)
 WRONG_VALUES: dict[str, list[str]] = {
     "run": ["run", "--max-steps", "many"],
-    "show": ["show", "--data", "/dev/null"],
+    "show": ["show", "--home", "/dev/null"],
     "inspect": ["inspect", "--robot", "r1", "--history", "all"],
     "native": ["native", "--jobs", "many"],
     **{
@@ -193,7 +193,7 @@ def test_a_bad_checkpoint_store_is_one_line_without_its_password(
     pytest.importorskip("langgraph.checkpoint.postgres", reason="needs the postgres extra")
     monkeypatch.chdir(tmp_path)  # where a scheme once became a SQLite file's folder
     url = url.replace("{port}", str(_refused_port()))
-    argv = ["run", "--model", "fake", "--game", "cooking_1room", "--data", str(tmp_path / "d")]
+    argv = ["run", "--model", "fake", "--game", "cooking_1room", "--home", str(tmp_path / "d")]
     line = one_error_line([*argv, "--checkpoints", url], capsys)
     assert line.startswith(f"robomemory: error: {said}"), line
     assert "PW" not in line and "P W" not in line
@@ -212,7 +212,7 @@ def test_a_memory_url_with_a_spaced_password_is_not_echoed(tmp_path, monkeypatch
     pytest.importorskip("psycopg", reason="needs the postgres extra")
     monkeypatch.setenv("ROBOMEMORY_MEMORY_URL", "postgresql://fleet:my secret@db.local/robots")
     (tmp_path / "memory").mkdir()
-    line = one_error_line(["inspect", "--robot", "r1", "--data", str(tmp_path / "memory")], capsys)
+    line = one_error_line(["inspect", "--robot", "r1", "--home", str(tmp_path)], capsys)
     assert "long-term memory URL is not valid" in line and "secret" not in line, line
 
 
@@ -237,7 +237,7 @@ def test_run_says_the_model_is_unavailable_on_stderr(tmp_path, monkeypatch, caps
     monkeypatch.setenv("OPENAI_API_KEY", "fake")
     url = f"http://127.0.0.1:{_refused_port()}/v1"
     argv = ["run", "--game", "cooking_1room", "--model", "openai", "--base-url", url]
-    code = main([*argv, "--data", str(tmp_path / "d")])
+    code = main([*argv, "--home", str(tmp_path / "d")])
     said = capsys.readouterr()
     assert code == 3 and "model unavailable" not in said.out, said
     (line,) = said.err.strip().splitlines()

@@ -138,3 +138,40 @@ def test_markdown_rows_read_a_table_by_column():
     text = "A title.\n\n| suite | SR |\n|---|---|\n| `tiny` | 0.5 |\n| `x` | — |\n\nafter\n"
     assert markdown_rows(text) == [{"suite": "`tiny`", "SR": "0.5"}, {"suite": "`x`", "SR": "—"}]
     assert markdown_rows("no table") == []
+
+
+# ---- one name for the data folder: --home; --data still taken, with a note -------------------
+NOTE = "robomemory: note: --data is deprecated"
+
+
+def test_home_and_the_deprecated_data_read_the_same_memory(home, capsys):
+    by_home = json_out(["inspect", "--robot", "robot-7", "--home", str(home), "--json"], capsys)
+    capsys.readouterr()
+    argv = ["inspect", "--robot", "robot-7", "--data", str(home / "memory"), "--json"]
+    assert cli_main(argv) == 0  # inspect's --data named the memory folder itself: still so
+    said = capsys.readouterr()
+    assert json.loads(said.out) == by_home
+    (note,) = said.err.splitlines()
+    assert note.startswith(NOTE) and "--home" in note
+
+
+def test_show_takes_home_and_data_alike(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ROBOMEMORY_HOME", str(tmp_path / "elsewhere"))
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "t1.json").write_text(json.dumps(TRACE))
+    by_home = json_out(["show", "--home", str(tmp_path), "--json"], capsys)
+    assert by_home["thread_id"] == "t1"
+    assert cli_main(["show", "--data", str(tmp_path), "--json"]) == 0
+    said = capsys.readouterr()
+    assert json.loads(said.out) == by_home and said.err.startswith(NOTE)
+
+
+def test_run_takes_data_as_home(tmp_path, capsys):
+    from robomemory.cli import build_parser
+
+    parser, _ = build_parser(["run"])
+    args = parser.parse_args(["run", "--data", str(tmp_path)])
+    assert args.home == tmp_path
+    assert capsys.readouterr().err.startswith(NOTE)
+    assert parser.parse_args(["run", "--home", str(tmp_path)]).home == tmp_path
+    assert capsys.readouterr().err == ""

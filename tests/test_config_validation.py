@@ -86,7 +86,7 @@ def test_retries_stop_at_the_call_deadline():
     ],
 )
 def test_run_prints_one_line_for_a_bad_option(argv, expected, tmp_path, capsys):
-    code = main(["run", "--data", str(tmp_path), *argv])
+    code = main(["run", "--home", str(tmp_path), *argv])
     out = capsys.readouterr()
     assert code == 2
     lines = [line for line in (out.out + out.err).splitlines() if line.strip()]
@@ -99,7 +99,7 @@ def test_resuming_an_unknown_thread_fails_fast_with_one_line(tmp_path, capsys, m
         raise AssertionError("the model was built for a thread that cannot resume")
 
     monkeypatch.setattr("robomemory.factory.make_llm", no_model)
-    code = main(["run", "--data", str(tmp_path), "--thread", "nope", "--resume"])
+    code = main(["run", "--home", str(tmp_path), "--thread", "nope", "--resume"])
     out = capsys.readouterr()
     lines = [line for line in (out.out + out.err).splitlines() if line.strip()]
     assert code == 2 and lines == [f"{ERROR}no checkpoint for thread 'nope'"]

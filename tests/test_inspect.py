@@ -23,7 +23,7 @@ DIM = 64
 def data_dir(tmp_path):
     """A robot with a moved cup (one invalidated edge), two semantic items and a Q update."""
     emb = DeterministicFakeEmbedding(size=DIM)
-    system = MemorySystem.open(MemoryConfig(data_dir=tmp_path), emb, "robot-7")
+    system = MemorySystem.open(MemoryConfig(data_dir=tmp_path / "memory"), emb, "robot-7")
     store = system.spatial.store
     vecs = {n: emb.embed_query(n) for n in ("cup", "table", "drawer", "kitchen")}
     first = store.apply(
@@ -73,7 +73,7 @@ def data_dir(tmp_path):
 
 def test_inspect_prints_triples_items_and_history(data_dir, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "220")
-    assert cli_main(["inspect", "--robot", "robot-7", "--data", str(data_dir)]) == 0
+    assert cli_main(["inspect", "--robot", "robot-7", "--home", str(data_dir)]) == 0
     out = capsys.readouterr().out
     assert "3 current, 1 invalidated" in out
     lines = out.splitlines()
@@ -94,7 +94,7 @@ def test_inspect_draws_html_and_png(data_dir, tmp_path, capsys):
             "inspect",
             "--robot",
             "robot-7",
-            "--data",
+            "--home",
             str(data_dir),
             "--html",
             str(html),
@@ -109,7 +109,7 @@ def test_inspect_draws_html_and_png(data_dir, tmp_path, capsys):
 
 
 def test_inspect_of_an_unknown_robot_says_so_and_names_the_known_ones(data_dir, capsys):
-    assert cli_main(["inspect", "--robot", "nobody", "--data", str(data_dir)]) == 1
+    assert cli_main(["inspect", "--robot", "nobody", "--home", str(data_dir)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1
     assert "no memory for robot 'nobody'" in err and "robots with memory there: robot-7" in err

@@ -381,7 +381,7 @@ def _run_args(url: str, data: Path, *more: str) -> list[str]:
     return [
         "run",
         *("--game", GAME, "--model", "openai", "--base-url", url),
-        *("--max-steps", "3", "--data", str(data), "--thread", "t1"),
+        *("--max-steps", "3", "--home", str(data), "--thread", "t1"),
         *more,
     ]
 
@@ -389,7 +389,7 @@ def _run_args(url: str, data: Path, *more: str) -> list[str]:
 def _nothing_in_memory(data: Path, capsys) -> None:
     """`robomemory inspect` finds no memory of the robot: none was written."""
     capsys.readouterr()
-    code = cli_main(["inspect", "--robot", "default", "--data", str(data / "memory")])
+    code = cli_main(["inspect", "--robot", "default", "--home", str(data)])
     said = capsys.readouterr()
     assert code != 0 and "no memor" in said.out + said.err, said
 

@@ -239,7 +239,7 @@ def test_a_server_stopped_mid_run_is_one_line_and_names_the_resume(tmp_path, mon
         monkeypatch.setattr(pg_checkpoints.GuardedPostgresSaver, "put", put)
         fake = DeterministicFakeEmbedding(size=EMBEDDING_DIM)
         monkeypatch.setattr("robomemory.models.make_embedder", lambda cfg: fake)
-        argv = ["run", "--model", "fake", "--game", "cooking_1room", "--data", str(tmp_path)]
+        argv = ["run", "--model", "fake", "--game", "cooking_1room", "--home", str(tmp_path)]
         code = cli_main([*argv, "--thread", "t1", "--checkpoints", url])
     said = capsys.readouterr()
     lines = said.err.strip().splitlines()

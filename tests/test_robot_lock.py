@@ -59,7 +59,7 @@ def robot_r1(tmp_path):
 
 
 def _run(home: Path, robot: str, model_url: str, capsys) -> tuple[int, list[str]]:
-    argv = ["run", "--data", str(home), "--robot", robot, "--model", "openai"]
+    argv = ["run", "--home", str(home), "--robot", robot, "--model", "openai"]
     argv += ["--base-url", model_url, "--max-steps", "2"]
     code = main(argv)
     out = capsys.readouterr()

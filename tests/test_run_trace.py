@@ -206,11 +206,11 @@ def test_show_renders_a_trace_file_and_a_checkpoint_thread(
     assert "examine(cookbook)" in capsys.readouterr().out
     assert len(_sections(page.read_text())) == 2
     agent.context.memory.close()  # the spatial store is read by `show` from disk
-    args = ["show", "th", "--data", str(data), "--robot", "test-bot", "--html", str(page)]
+    args = ["show", "th", "--home", str(data), "--robot", "test-bot", "--html", str(page)]
     assert cli_main(args) == 0
     steps = _sections(page.read_text())
     assert len(steps) == 2 and "I at kitchen" in page.read_text()
     assert 'data-place="kitchen"' in page.read_text()  # the map drawn from the robot's store
-    assert cli_main(["show", "nope", "--data", str(data)]) == 2
+    assert cli_main(["show", "nope", "--home", str(data)]) == 2
     assert "no thread 'nope'" in capsys.readouterr().err
     assert json.loads(path.read_text())["trajectory"][0]["step"] == 1

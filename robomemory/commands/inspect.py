@@ -15,7 +15,9 @@ from pathlib import Path
 
 from rich.table import Table
 
+from robomemory import models
 from robomemory.commands.graph_draw import write_html, write_png
+from robomemory.commands.home import add_home_argument, home_of
 from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
 from robomemory.config import MemoryConfig, ModelConfig
 from robomemory.errors import print_error
@@ -23,13 +25,18 @@ from robomemory.memory.base import MemoryHandles, Triple
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.spatial import SpatialMemory, open_graph_store
 from robomemory.memory.stores.vectors import scan_items, shared_url
-from robomemory.models import make_embedder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robot", required=True, help="robot id whose memories to show")
     parser.add_argument("--world", default=None, help="whose spatial map (a site, a game)")
-    parser.add_argument("--data", type=Path, default=None, help="memory data directory")
+    add_home_argument(
+        parser,
+        "data folder whose memory/ is read (default: $ROBOMEMORY_HOME, else ~/.robomemory)",
+        data_dest="memory_dir",
+        data_note="--data is deprecated: it names the memory folder itself; use --home DIR, "
+        "the folder holding memory/ (as ROBOMEMORY_HOME)",
+    )
     parser.add_argument("--qdrant-url", default=None, help="Qdrant server (else the local shards)")
     parser.add_argument("--history", type=int, default=50, help="newest change rows shown")
     parser.add_argument("--html", type=Path, default=None, help="draw the spatial graph (HTML)")
@@ -42,7 +49,9 @@ def load_triples(cfg: MemoryConfig, handles: MemoryHandles) -> list[Triple]:
     store = open_graph_store(cfg.spatial, cfg.data_dir, handles.spatial_graph_id, read_only=True)
     try:
         # reading triples computes no embedding; the hash embedder only satisfies the signature
-        memory = SpatialMemory(cfg.spatial, store, make_embedder(ModelConfig(embedder="fake")))
+        # (looked up when called: a test that swaps it swaps it here too)
+        embedder = models.make_embedder(ModelConfig(embedder="fake"))
+        memory = SpatialMemory(cfg.spatial, store, embedder)
         return memory.triples(include_invalid=True)
     finally:
         store.close()
@@ -188,11 +197,11 @@ def history_rows(rows: list[dict]) -> list[dict]:
 
 
 def main(args: argparse.Namespace) -> int:
-    cfg = MemoryConfig(data_dir=args.data) if args.data else MemoryConfig()
+    cfg = MemoryConfig(data_dir=args.memory_dir or home_of(args) / "memory")
     handles = MemoryHandles.for_robot(args.robot, "", args.world)
     console = human_console(args)
     if args.qdrant_url is None and not Path(cfg.data_dir).is_dir():
-        print_error(f"no memories under {cfg.data_dir} (give --data DIR)")
+        print_error(f"no memories under {cfg.data_dir} (give --home DIR)")
         return 2
     try:
         items = load_items(cfg, handles, args.qdrant_url or shared_url(cfg.longterm))

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from rich.console import Console
 
+from robomemory.commands.home import add_home_argument, home_of
 from robomemory.commands.progress import RunProgress, phase, summary_table
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
 from robomemory.config import (
@@ -19,7 +20,6 @@ from robomemory.config import (
     ModelConfig,
     check_thread_id,
     config_error_line,
-    default_data_dir,
     robot_thread,
 )
 from robomemory.episode import EpisodeIdError
@@ -62,16 +62,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="whose spatial map to keep: a site's name (default: the game's name, or the "
         "robot's single map)",
     )
-    p.add_argument("--data", type=Path, help="memory + checkpoint folder (~/.robomemory)")
+    add_home_argument(p, "data folder: memories, checkpoints, traces ($ROBOMEMORY_HOME)")
     p.add_argument("--thread", help="thread id (checkpoint key); printed at start")
     p.add_argument(
         "--checkpoints",
         help="checkpoint store: a postgresql:// URL (a fleet) or a SQLite file "
-        "(default: DATA/memory/checkpoints.sqlite)",
+        "(default: HOME/memory/checkpoints.sqlite)",
     )
     p.add_argument("--resume", action="store_true", help="continue --thread from its checkpoint")
     p.add_argument("--ablate", default="", help="comma list: critic,spatial,longterm,...")
-    p.add_argument("--trace", type=Path, help="JSON trace file (default: DATA/runs/THREAD.json)")
+    p.add_argument("--trace", type=Path, help="JSON trace file (default: HOME/runs/THREAD.json)")
     p.add_argument("--policy", help="robot: π0 policy server, ws://HOST:8000")
     p.add_argument("--rosbridge", help="robot: rosbridge, ws://HOST:9090")
     p.add_argument("--waypoints", type=Path, help="robot: waypoint map YAML")
@@ -85,7 +85,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def make_config(args: argparse.Namespace) -> AgentConfig:
     """The run's configuration; a bad value is a one-line ValueError, not a pydantic dump."""
-    data = Path(args.data or default_data_dir())
+    data = home_of(args)
     for folder in (data, data / "memory", data / "runs"):
         out_folder(folder)  # a file there: one line now, not an error deep in a store
     try:

@@ -1,8 +1,8 @@
 """`robomemory show [RUN] [--html page.html]`: look at a run, step by step.
 
 RUN is a JSON trace written by ``robomemory run``, or a thread id whose checkpoint lives under
-``--data`` (with ``--robot`` to read its spatial map), or nothing: the newest trace under
-``DATA/runs/``. Prints each step (plan, critic, action, result, score, memory, map changes) and,
+``--home`` (with ``--robot`` to read its spatial map), or nothing: the newest trace under
+``HOME/runs/``. Prints each step (plan, critic, action, result, score, memory, map changes) and,
 with ``--html``, writes the same as a self-contained page (with what each memory recalled and the
 spatial map drawn: :mod:`~robomemory.commands.run_page`). No model is loaded. A thread's map
 comes from the robot's spatial store, whose steps count on across the robot's tasks: the
@@ -20,12 +20,13 @@ from typing import Any
 
 from rich.table import Table
 
+from robomemory.commands.home import add_home_argument, home_of
 from robomemory.commands.inspect import load_triples
 from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
 from robomemory.commands.progress import one_line
 from robomemory.commands.run_page import write_page
 from robomemory.commands.trace import history_entry, trace_payload
-from robomemory.config import AgentConfig, MemoryConfig, default_data_dir
+from robomemory.config import AgentConfig, MemoryConfig
 from robomemory.graphs.agent import RoboMemoryAgent, sqlite_checkpointer
 from robomemory.graphs.builder import build_graph
 from robomemory.inputs import read_text
@@ -37,7 +38,7 @@ MAX_TRACE_BYTES = 256 * 1024 * 1024  # a trace of thousands of steps is a few MB
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", nargs="?", help="trace .json or thread id (default: the newest trace)")
-    p.add_argument("--data", "--home", type=Path, help="data folder (default: ~/.robomemory)")
+    add_home_argument(p, "data folder (default: $ROBOMEMORY_HOME, else ~/.robomemory)")
     p.add_argument("--robot", default="default", help="robot id, for a thread's spatial map")
     p.add_argument("--html", type=Path, help="write the run as a self-contained HTML page")
     add_json_flag(p)
@@ -54,7 +55,7 @@ def load_thread(thread: str, data: Path, robot: str) -> dict[str, Any]:
     """A trace dict rebuilt from a thread's checkpoint (and the robot's spatial store)."""
     db = data / "memory" / "checkpoints.sqlite"
     if not db.is_file():
-        raise FileNotFoundError(f"no checkpoints at {db} (give --data DIR)")
+        raise FileNotFoundError(f"no checkpoints at {db} (give --home DIR)")
     graph = build_graph().compile(checkpointer=sqlite_checkpointer(db))
     # reading state needs the config's recursion limit and the episode log (the steps), not
     # live clients
@@ -200,7 +201,7 @@ def step_rows(trace: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    data = Path(args.data) if args.data else default_data_dir()
+    data = home_of(args)
     trace = load_run(args.run, data, args.robot)
     console = human_console(args)
     if wants_json(args):
