@@ -425,3 +425,39 @@ def test_a_table_of_another_embedder_is_refused(pg_url):
 
 def test_point_ids_of_two_robots_never_meet():
     assert point_id("semantic_r1", "ep", "0") != point_id("semantic_r2", "ep", "0")
+
+
+# ---- fault 7: a lesson holding NUL ------------------------------------------------------------
+NUL_TEXTS = ["\x00", "pour the milk\x00 then stir", "a private-use \ue000 and \ue0000 kept"]
+
+
+def test_the_store_keeps_text_and_metadata_holding_nul_as_written(store):
+    meta = {"level": "action", "hash": "h0", "task": "cook\x00", "notes": ["\x00\ue000"]}
+    for i, text in enumerate(NUL_TEXTS):
+        store.put(f"n{i}", text, {**meta, "hash": f"h{i}"}, vecs(i))
+    got = store.get([f"n{i}" for i in range(3)])
+    assert [got[f"n{i}"][0] for i in range(3)] == NUL_TEXTS
+    assert got["n0"][1]["task"] == "cook\x00" and got["n0"][1]["notes"] == ["\x00\ue000"]
+    (hits,) = store.search([Search(unit(1), CONTENT, 1, where={"level": "action"})])
+    assert hits[0].text == NUL_TEXTS[1]
+    change = store.modify("n0", lambda t, m: (t + "\x00!", {**m, "q": 1.0}), lambda _t: unit(0))
+    assert change.new_text == "\x00\x00!" and store.get(["n0"])["n0"][0] == "\x00\x00!"
+
+
+def test_consolidating_a_nul_lesson_stores_what_the_local_backend_stores(pg_url, tmp_path):
+    """A model answering "\\u0000" once crashed consolidation with psycopg.DataError, and every
+    re-run the same way; now the fleet's memory holds what a robot's own shards hold."""
+    llm = llm_for(Script(MemoryDecision={"event": "ADD"}))
+    held = {}
+    for backend in ("fleet", "local"):
+        cfg = MemoryConfig(data_dir=tmp_path / backend)
+        cfg.spatial.enabled = False
+        if backend == "fleet":
+            cfg.longterm.memory_url = pg_url
+        system = MemorySystem.open(cfg, DeterministicFakeEmbedding(size=DIM), "r1")
+        for i, text in enumerate(NUL_TEXTS):
+            item = NewItem(text, "action")
+            system.semantic.update(item, idx=i, task="t\x00", episode_id="e1", llm=llm)
+        held[backend] = sorted(item.text for item in system.semantic.items())
+        system.close()
+    assert held["fleet"] == held["local"] == sorted(NUL_TEXTS)

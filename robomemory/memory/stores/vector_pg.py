@@ -42,6 +42,7 @@ from robomemory.memory.stores.pg_connect import (
     one_line,
     server_name,
 )
+from robomemory.memory.stores.pg_text import from_pg, to_pg
 from robomemory.memory.stores.vector_store import (
     CAS_RETRIES,
     CONTENT,
@@ -79,7 +80,7 @@ def _vec(values: Sequence[float]) -> str:
 def _item(row: tuple) -> tuple[str, str, dict]:
     """(id, text, metadata with version and provenance) of a row that starts with COLUMNS."""
     pid, text, meta, version, created, updated, robots = row[:7]
-    return pid, text, _meta(meta, version, created, updated, robots)
+    return pid, from_pg(text), _meta(from_pg(meta), version, created, updated, robots)
 
 
 def _stored(meta: dict) -> dict:
@@ -233,7 +234,7 @@ class PgItemStore:
         params: dict[str, Any] = {"v": _vec(r.vector), "k": r.k}
         for n, (key, value) in enumerate(sorted((r.where or {}).items())):
             where.append(sql.SQL("{c} = %(w{n})s").format(c=sql.Identifier(key), n=sql.SQL(str(n))))
-            params[f"w{n}"] = str(value)
+            params[f"w{n}"] = to_pg(str(value))
         if r.threshold is not None:
             where.append(sql.SQL("1 - {d} >= %(th)s").format(d=dist))
             params["th"] = r.threshold
@@ -295,8 +296,8 @@ class PgItemStore:
         meta = _stored(meta)
         values = {
             "id": pid,
-            "text": text,
-            "meta": Jsonb(meta),
+            "text": to_pg(text),  # no NUL: PostgreSQL refuses it (pg_text)
+            "meta": Jsonb(to_pg(meta)),
             "c": _vec(vectors[CONTENT]),
             "i": _vec(vectors[INTENT]),
             "w": self.writer,
@@ -377,7 +378,13 @@ class PgItemStore:
             " WHERE id = %(id)s AND version = %(v)s AND deleted_at IS NULL"
             " RETURNING version, created_by, updated_by, robots"
         ).format(t=self._t, content=content)
-        values = {"text": text, "meta": Jsonb(meta), "w": self.writer, "c": vector, "id": pid}
+        values = {
+            "text": to_pg(text),
+            "meta": Jsonb(to_pg(meta)),
+            "w": self.writer,
+            "c": vector,
+            "id": pid,
+        }
         with self._session() as conn, conn.transaction():
             if meta.get("hash") != old.get("hash") and self._holder(conn, meta.get("hash"), pid):
                 log.warning("%s: update of %s would duplicate an item; kept", self.table, pid)
