@@ -125,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     key = f"bench:{args.bench}" if args.command == "bench" else args.command
     try:
+        if args.command == "bench" and getattr(args, "out", None) is not None:
+            from robomemory.diskspace import check_free_space
+
+            check_free_space(args.out, "the report folder")  # before a model or store opens
         return int(handlers[key].main(args) or 0)
     except SystemExit as exc:  # a command's own message: bad input
         if not isinstance(exc.code, str):

@@ -22,6 +22,7 @@ from robomemory.config import (
     config_error_line,
     robot_thread,
 )
+from robomemory.diskspace import check_free_space
 from robomemory.episode import EpisodeIdError
 from robomemory.errors import print_error
 from robomemory.factory import build_checkpointer
@@ -88,6 +89,7 @@ def make_config(args: argparse.Namespace) -> AgentConfig:
     data = home_of(args)
     for folder in (data, data / "memory", data / "runs"):
         out_folder(folder)  # a file there: one line now, not an error deep in a store
+    check_free_space(data)  # a full disk ends a store's mapped file with SIGBUS, no message
     try:
         model = ModelConfig(provider=args.model, base_url=args.base_url)
         if args.model_name:
