@@ -226,10 +226,11 @@ def _memory(item: dict, spatial: dict | None) -> str:
         )
     candidates = item.get("candidates")
     if candidates:
-        rows = item.get("placed") or []  # the table's row that placed each, when it ordered
+        rows = (item.get("placed") or [])[: len(candidates)]  # the table's row, if it ordered
+        rows = [*rows, *[""] * (len(candidates) - len(rows))]
         lis = "".join(
             f"<li>{esc(c)}{f' <em>{esc(r)}</em>' if r else ''}</li>"
-            for c, r in zip(candidates, [*rows, *[""] * (len(candidates) - len(rows))])
+            for c, r in zip(candidates, rows, strict=True)
         )
         out += (
             f'<details class="candidates"><summary>{len(candidates)} candidate actions offered'
