@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from robomemory.core import TASK_COMPLETE, Action, ActionSpace, Observation
 from robomemory.executors.base import world_digest
@@ -62,7 +63,7 @@ REFUSALS_IN = (
     "not sure how to use",
 )
 
-VERBS: tuple[Verb, ...] = (
+_VERBS: tuple[Verb, ...] = (
     Verb(
         "navigate_to", ("place",), "go to {0}", "go to a room (its door must be open)", moves=True
     ),
@@ -106,6 +107,55 @@ VERBS: tuple[Verb, ...] = (
     Verb("wait", (), "wait1", "let one time step pass"),
     Verb("inventory", (), "inventory", reads=True),
     Verb(TASK_COMPLETE, (), "", "declare the task finished"),
+)
+# What each verb needs, adds and removes (robomemory.effects): ScienceWorld's action model in one
+# table, read from its actions (scienceworld.jar, scienceworld/actions). The meanings declared
+# above are what it derives (tests/test_scienceworld_effects.py). Its "move", "pick up" and "put
+# down" are one move of a thing, which disconnects its wires. Not here: look_in (it needs the
+# container open and changes nothing, a read; the grounding searches by it as a reveal, which
+# effects cannot say) and task_complete.
+HERE = "at(robot, here)"
+EFFECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "navigate_to": ((HERE, "open(?door)"), ("at(robot, $0)",), (HERE,)),
+    "pick_up": ((HERE,), ("held($0)",), ("at($0, here)", "in($0, ?c)", "state($0, connected)")),
+    "put_down_to": ((HERE,), ("in($0, $1)",), ("held($0)", "in($0, ?c)", "state($0, connected)")),
+    "drop": (("held($0)",), ("at($0, here)",), ("held($0)", "state($0, connected)")),
+    "open": (("closed($0)",), ("open($0)",), ("closed($0)",)),
+    "close": (("open($0)",), ("closed($0)",), ("open($0)",)),
+    "turn_on": (
+        ("state($0, deactivated)",),
+        ("state($0, activated)",),
+        ("state($0, deactivated)",),
+    ),
+    "turn_off": (
+        ("state($0, activated)",),
+        ("state($0, deactivated)",),
+        ("state($0, activated)",),
+    ),
+    # the world judges what is focused on: a wrong focus ends the task, and nothing unfocuses
+    "focus_on": ((HERE,), ("state($0, focused)",), ()),
+    "look": ((HERE,), (), ()),
+    "look_at": ((HERE,), (), ()),
+    "read": ((HERE,), (), ()),
+    # a device on a thing: a thermometer reads it, a lighter heats it, a shovel or axe works it
+    "use": ((HERE,), ("state($1, ?after)",), ()),
+    "pour": (("in(?contents, $0)",), ("in(?contents, $1)",), ("in(?contents, $0)",)),
+    # the contents become a new substance (salt and water: salt water)
+    "mix": (
+        ("in(?a, $0)", "in(?b, $0)"),
+        ("in(?mixture, $0)", "state(?mixture, mixed)"),
+        ("in(?a, $0)", "in(?b, $0)"),
+    ),
+    # undone by moving either thing (no disconnect verb is published)
+    "connect": ((HERE,), ("state($0, connected)", "state($1, connected)"), ()),
+    "eat": ((HERE,), ("state($0, eaten)",), ("held($0)", "at($0, here)", "in($0, ?c)")),
+    # the world's processes go on: some thing's state changes (water boils, a seed grows)
+    "wait": ((), ("state(?thing, ?next)",), ()),
+    "inventory": ((HERE,), (), ()),
+}
+VERBS: tuple[Verb, ...] = tuple(
+    replace(v, needs=e[0], adds=e[1], removes=e[2]) if (e := EFFECTS.get(v.name)) else v
+    for v in _VERBS
 )
 
 
@@ -167,10 +217,17 @@ class ScienceWorldExecutor(CommandWorldExecutor):
         teleport = "easy" in simplifications or "teleportAction" in simplifications
         if not teleport:
             return VERBS
-        nav = Verb(
-            "navigate_to", ("place",), "teleport to {0}", "teleport to any known room", moves=True
+        return tuple(
+            replace(
+                v,
+                template="teleport to {0}",
+                description="teleport to any known room",
+                needs=(HERE,),  # no door in the way
+            )
+            if v.name == "navigate_to"
+            else v
+            for v in VERBS
         )
-        return tuple(nav if v.name == "navigate_to" else v for v in VERBS)
 
     def action_space(self) -> ActionSpace:
         """The world's valid commands but acts on a room, and with teleporting, a teleport to
