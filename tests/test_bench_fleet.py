@@ -65,10 +65,12 @@ def play(args, built: list[str]) -> int:
 
 
 def writers(url: str, database: str) -> tuple[set[str], set[str]]:
-    """The robots that created items, and every robot that wrote one (a Q update included)."""
+    """The robots that created items, and every robot that wrote one (a Q update included);
+    learned effects aside (each robot writes what it saw its acts do, action_model)."""
     with psycopg.connect(fleet.database_url(url, database)) as conn:
         rows = conn.execute(
-            "SELECT created_by, robots FROM robomemory_semantic UNION ALL "
+            "SELECT created_by, robots FROM robomemory_semantic "
+            "WHERE level IS DISTINCT FROM 'effect' UNION ALL "
             "SELECT created_by, robots FROM robomemory_episodic"
         ).fetchall()
     return {r[0] for r in rows}, {robot for r in rows for robot in r[1]}
