@@ -204,7 +204,7 @@ def run_table(out: Path, runner_args: dict, manifest: TableManifest, console: Co
         folder = out / entry.folder
         key = entry.folder
         load = manifest.loads.get(key)
-        if load is None or load.ended is None:
+        if load is None:  # a resumed suite keeps when it was begun
             manifest.loads[key] = SuiteLoad(started=_now(), load_start=os.getloadavg()[0])
             write_json_atomic(out / MANIFEST, manifest.model_dump(mode="json"))
         runner = SuiteRunner(suite, folder, **runner_args)
