@@ -268,6 +268,12 @@ class AgentConfig(StrictModel):
         description="How the offered actions are ordered: rules (the word rules of "
         "grounding.offered) or table (one labelling by effects, grounding.table's rows).",
     )
+    table_decides: bool = Field(
+        default=True,
+        description="With grounding=table: a step where the table leaves no choice (one "
+        "candidate does or enables what is left, grounding.table.decided) is taken without "
+        "asking the model.",
+    )
     critic_enabled: bool = True
     # Bounds on what enters state, checkpoints, memory and prompts from outside (a world, a
     # caller): longer texts are cut, more images or names are left out.

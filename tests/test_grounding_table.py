@@ -11,6 +11,7 @@ from robomemory.grounding.instructions import Instruction
 from robomemory.grounding.table import (
     ROWS,
     believed,
+    decided,
     goal_parts,
     labels,
     ordered,
@@ -216,4 +217,32 @@ def test_a_guess_at_an_earlier_parts_tool_precedes_a_later_parts_act() -> None:
     assert [(str(p.action), p.row) for p in placed] == [
         ("pick_up(spoon)", "enables_some"),  # slicing needs some held tool: which, the model says
         ("eat(pear)", "instructed"),
+    ]
+
+
+def test_the_table_decides_only_where_one_candidate_does_or_enables_what_is_left():
+    take, go, read = act("pick_up(apple)"), act("navigate_to(kitchen)"), act("read(note)")
+    assert decided([take, go], ["instructed", "searches"]) == take
+    assert decided([take, go], ["enables", "irrelevant"]) == take
+    # two candidates serve the goal: a tie, the model's
+    assert decided([take, go], ["instructed", "achieves"]) is None
+    # the top only searches or guesses at a tool: which way, which tool, is the model's
+    assert decided([go, take], ["searches", "enables_some"]) is None
+    # an effect unknown or a recalled lesson beside it: the model weighs them
+    assert decided([take, read], ["instructed", "unknown"]) is None
+    assert decided([take, read], ["instructed", "helped"]) is None
+    # declaring the task done is never the table's to decide
+    assert decided([act(f"{TASK_COMPLETE}()")], ["instructed"]) is None
+    # no rows (the word rules' order): nothing decided
+    assert decided([take], []) is None
+
+
+def test_every_row_has_words_for_the_prompt():
+    from robomemory.prompts.planner import ROW_WORDS, numbered
+
+    assert set(ROW_WORDS) == {r.label for r in ROWS}
+    listed = numbered([act("pick_up(apple)"), act("look()")], rows=["instructed", "informs"])
+    assert listed.splitlines() == [
+        "1. pick_up(apple) [does what is left]",
+        "2. look() [changes nothing]",
     ]

@@ -35,6 +35,7 @@ from robomemory.grounding import (
     update_states,
 )
 from robomemory.grounding.offered import world_parts
+from robomemory.grounding.table import decided
 from robomemory.nodes.common import text_limits
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -78,6 +79,7 @@ class BaselineAgent:
         trajectory: list[TrajectoryStep],
         start: Observation,
     ) -> tuple[Action, dict]:
+        started = time.perf_counter()
         space = self.executor.action_space()
         # The same grounded list the planner sees, by the same rules (fair comparison): the
         # world's states and the task's path come from the whole trajectory they keep.
@@ -90,10 +92,15 @@ class BaselineAgent:
             states = update_states(states, text, names, space.verbs)
         notes = notes_of(trajectory, task, space.verbs)
         path = path_of(world_of(start), start.place, trajectory, obs.place)
+        rows: list[str] = []
         if self.config.grounding == "table":  # the list robomemory's briefing gives, no memory
             world, scene = world_parts(trajectory, obs.place, task, notes, done, path, states)
             limit = self.config.max_candidates
-            candidates = brief(space, world, scene, limit=limit, order="table").candidates
+            briefing = brief(space, world, scene, limit=limit, order="table")
+            candidates, rows = briefing.candidates, briefing.placed
+            pick = decided(candidates, rows) if self.config.table_decides else None
+            if pick is not None:  # the table leaves no choice: no model call, as the planner
+                return pick, {"wall_s": time.perf_counter() - started, "runs": 1}
         else:
             candidates = offered_candidates(
                 space.candidates,
@@ -110,11 +117,10 @@ class BaselineAgent:
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)
         node = self.llm.for_node("policy")
-        started = time.perf_counter()
         out = node.call(
             schema,
             baseline_system(space),
-            baseline_user(task, self._history(turns), obs.text, space, candidates),
+            baseline_user(task, self._history(turns), obs.text, space, candidates, rows),
             fallback=lambda: None,
             images=obs.images,
         )

@@ -133,7 +133,16 @@ def loop_cycles(record: EpisodeRecord) -> int:
     return two_step_cycles([str(s.get("action", "")) for s in record.trajectory])
 
 
-def summarize(records: Sequence[EpisodeRecord]) -> dict[str, float]:
+def off_top(records: Sequence[EpisodeRecord]) -> float | None:
+    """Share of the steps whose action was not the first offered candidate (the grounding's
+    top): what the model changed of the list's order. None when no step kept its list."""
+    listed = [s for r in records for s in r.trajectory if s.get("candidates")]
+    if not listed:
+        return None
+    return _mean(0.0 if s.get("action") == s["candidates"][0] else 1.0 for s in listed)
+
+
+def summarize(records: Sequence[EpisodeRecord]) -> dict[str, float | None]:
     """Aggregate figures of a set of episodes (means are per episode unless named per step)."""
     steps = sum(r.steps for r in records)
     wall = sum(r.wall_s for r in records)
@@ -143,6 +152,7 @@ def summarize(records: Sequence[EpisodeRecord]) -> dict[str, float]:
         "gc": goal_condition_rate(records),
         "steps": _mean(r.steps for r in records),
         "calls": _mean(r.calls for r in records),
+        "off_top": off_top(records),
         "prompt_tokens": _mean(r.prompt_tokens for r in records),
         "completion_tokens": _mean(r.completion_tokens for r in records),
         "wall_s": _mean(r.wall_s for r in records),

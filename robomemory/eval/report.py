@@ -115,7 +115,7 @@ def build_summary(records: Sequence[EpisodeRecord], extra: dict | None = None) -
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.3f}"
-    return str(v)
+    return "–" if v is None else str(v)
 
 
 def markdown_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
@@ -137,6 +137,7 @@ def render_markdown(summary: dict, title: str = "Benchmark report") -> str:
         "gc",
         "steps",
         "calls",
+        "off_top",
         "prompt_tokens",
         "completion_tokens",
         "wall_s_per_step",

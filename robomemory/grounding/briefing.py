@@ -196,6 +196,20 @@ def brief(
             left=left,
         )
     )
+    if order == "table":  # the rows say what the word rules' pointer lines said
+        return table_briefing(
+            offered,
+            placed,
+            space,
+            world,
+            scene,
+            wanted,
+            missing,
+            left,
+            lessons=lessons,
+            routes=routes,
+            last_result=last_result,
+        )
     free = (
         unneeded_puts(
             offered, verbs, [*world.read(), goal], scene.held, left, known_here(world, offered)
@@ -234,6 +248,54 @@ def brief(
         stated_first=stated_first(offered, verbs, scene.task),
         full=list(scene.held) if scene.full else [],
         free=free[0].args[0] if free else None,
+        elsewhere=(
+            seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
+            if here
+            else []
+        ),
+    )
+
+
+def table_briefing(
+    offered: Sequence[Action],
+    placed: Sequence[Placed],
+    space: ActionSpace,
+    world: WorldModel,
+    scene: Scene,
+    wanted: Wanted | None,
+    missing: Sequence[str],
+    left: Sequence,
+    *,
+    lessons: tuple[Sequence[str], Sequence[str]],
+    routes: Sequence[Route],
+    last_result: str | None,
+) -> Briefing:
+    """The briefing under the effects table: the ranked list with each candidate's row, and
+    the facts the rows rest on (what is left, missing, needed from elsewhere, the search,
+    what the task only describes); none of the word rules' pointers."""
+    verbs = space.verbs
+    possible = {str(a) for a in space.candidates}
+    search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
+    away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
+    described, unvisited, here = finding(space, world, scene.task)
+    if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
+        found = search_moves(offered, verbs, world, scene.place, routes)
+        search, here = ([str(a) for a in found], []) if found else (search, here)
+    return Briefing(
+        candidates=list(offered),
+        placed=[p.row for p in placed],
+        last_result=last_result,
+        left=[i.phrase for i in left],
+        helped=helped_now(lessons[0], offered, world.done),
+        looped=[a for a in loop_actions(world.path) if a in possible - {str(o) for o in offered}],
+        missing=list(missing),
+        search=[str(a) for a in search],
+        away=away,
+        fetch=fetch,
+        described=described,
+        unvisited=unvisited,
+        here=here,
+        full=list(scene.held) if scene.full else [],
         elsewhere=(
             seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
             if here

@@ -70,6 +70,11 @@ RANK = {row.label: i for i, row in enumerate(ROWS)}
 # Rows that serve a part of the goal: the first part left is served first, whatever the row
 # (a guess at what an earlier part needs comes before a later part's own act).
 _SERVING = frozenset({"instructed", "achieves", "enables", "fetches", "enables_some"})
+# Rows that leave no choice when one candidate alone carries one: it does, or makes possible,
+# what the goal asks. Everything else (which way to search, which tool, a lesson, an effect
+# unknown, declaring the task done) is the model's to judge.
+DECISIVE = frozenset({"instructed", "achieves", "enables"})
+_OPEN = frozenset({"helped", "unknown"})
 
 
 class GoalPart(NamedTuple):
@@ -381,3 +386,14 @@ def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place:
     if str(action) in now.fetch:
         hits += [i for i, _ in now.needed[:1]]
     return min(hits, default=len(now.goal))
+
+
+def decided(candidates: Sequence[Action], placed: Sequence[str]) -> Action | None:
+    """The candidate the table leaves no choice but, or None: the first candidate, placed by a
+    :data:`DECISIVE` row, with no other candidate placed by one, none whose effect is unknown
+    or a lesson speaks for, and not the declaration that the task is done."""
+    if not candidates or len(placed) != len(candidates) or placed[0] not in DECISIVE:
+        return None
+    if candidates[0].verb == TASK_COMPLETE or _OPEN & set(placed):
+        return None
+    return candidates[0] if sum(row in DECISIVE for row in placed) == 1 else None

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from robomemory.config import AgentConfig
 from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE, Action, task_view
+from robomemory.grounding.table import decided
 from robomemory.memory.consolidation import FALLBACK_REASON  # nothing is learned from it
 from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
-from robomemory.state import AgentState, approves, briefing_of, observation_of
+from robomemory.state import AgentState, Briefing, approves, briefing_of, observation_of
 
 
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -27,6 +29,17 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     critique = None if approves(verdict) else (verdict or {}).get("reason")
     context = state.get("working_memory") or f"Task: {task_view(state['task'])}"
     user = planner_user(context, briefing, space, critique)
+    replans = int(state.get("replans") or 0) + (1 if critique else 0)
+    if (pick := _table_pick(config, briefing)) is not None:  # no choice left: no model call
+        return run.finish(
+            {
+                "plan": [pick.model_dump()],
+                "plan_index": 0,
+                "plan_reason": f"table: {briefing.placed[0]}",
+                "verdict": None,
+                "replans": replans,
+            }
+        )
     fallback_action = space.fallback or Action(verb=TASK_COMPLETE)
     result = run.llm.call(
         schema, planner_system(space), user, lambda: None, observation_of(state).images
@@ -42,6 +55,14 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "plan_index": 0,
             "plan_reason": thought,
             "verdict": None,
-            "replans": int(state.get("replans") or 0) + (1 if critique else 0),
+            "replans": replans,
         }
     )
+
+
+def _table_pick(config: AgentConfig, briefing: Briefing) -> Action | None:
+    """The table's pick where it leaves no choice (grounding.table.decided), when asked to
+    decide such steps and the planner is not made to plan ahead."""
+    if config.grounding != "table" or not config.table_decides or config.min_plan_len > 1:
+        return None
+    return decided(briefing.candidates, briefing.placed)

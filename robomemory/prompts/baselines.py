@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -52,11 +53,17 @@ def render_turns(turns: list[str]) -> str:
 
 
 def baseline_user(
-    task: str, turns: list[str], observation: str, space: ActionSpace, candidates: list[Action]
+    task: str,
+    turns: list[str],
+    observation: str,
+    space: ActionSpace,
+    candidates: list[Action],
+    rows: Sequence[str] = (),
 ) -> str:
-    """Task first (a fixed prefix per episode), then history, observation and the choices."""
+    """Task first (a fixed prefix per episode), then history, observation and the choices
+    (with ``rows``, what the effects table says of each, as the planner is told)."""
     if candidates:
-        choices = f"Actions possible now:\n{numbered(candidates, space)}"
+        choices = f"Actions possible now:\n{numbered(candidates, space, rows)}"
     else:
         choices = f"Known names: {', '.join(space.all_targets()) or 'none yet'}"
     return (

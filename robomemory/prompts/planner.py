@@ -175,7 +175,7 @@ def briefing_head(context: str, b: Briefing, space: ActionSpace, names: bool = F
     (with ``names``, the known names when there are none), the last result, what helped."""
     parts = [context]
     if b.candidates:
-        parts.append(f"Actions possible now:\n{numbered(b.candidates, space)}")
+        parts.append(f"Actions possible now:\n{numbered(b.candidates, space, b.placed)}")
     elif names:
         parts.append(f"Known names: {', '.join(space.all_targets()) or 'none yet'}")
     if b.last_result:
@@ -278,15 +278,42 @@ def helped_line(helped: Sequence[str]) -> str:
     return f"Helped before, possible now: {', '.join(helped)}"
 
 
-def numbered(actions: list[Action], space: ActionSpace | None = None) -> str:
+# What each row of the effects table (grounding.table.ROWS) tells the model of a candidate.
+ROW_WORDS = {
+    "instructed": "does what is left",
+    "achieves": "achieves the goal",
+    "helped": "helped before",
+    "enables": "needed first",
+    "fetches": "toward a needed thing",
+    "searches": "searches",
+    "enables_some": "may be needed",
+    "reads_new": "not read yet",
+    "unknown": "effect unknown",
+    "irrelevant": "not needed",
+    "informs": "changes nothing",
+    "completes": "goal not met yet",
+    "loops": "goes back",
+    "undoes": "undoes progress",
+    "irreversible": "cannot be undone",
+    "hurt": "hurt before",
+    "refused": "refused here",
+}
+
+
+def numbered(
+    actions: list[Action], space: ActionSpace | None = None, rows: Sequence[str] = ()
+) -> str:
     """A compact numbered list (1-based). With ``space``, the first action of each verb
     carries the verb's description, where the model reads its choices: a description only in
-    the system prompt is not acted on."""
+    the system prompt is not acted on. With ``rows`` (the table's, one per action), each
+    action carries what its row says of it."""
     described = {v.name: v.description for v in space.verbs if v.description} if space else {}
+    said = [ROW_WORDS[r] for r in rows] if len(rows) == len(actions) else [""] * len(actions)
     lines = []
-    for i, action in enumerate(actions, 1):
+    for i, (action, row) in enumerate(zip(actions, said, strict=True), 1):
         text = described.pop(action.verb, "")
-        lines.append(f"{i}. {action}: {text}" if text else f"{i}. {action}")
+        line = f"{i}. {action} [{row}]" if row else f"{i}. {action}"
+        lines.append(f"{line}: {text}" if text else line)
     return "\n".join(lines)
 
 
