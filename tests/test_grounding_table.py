@@ -24,11 +24,11 @@ HERE = "at(robot, here)"
 VERBS = [
     VerbSpec(name="navigate_to", arg_kinds=["place"], adds=["at(robot, $0)"], removes=[HERE]),
     VerbSpec(name="pick_up", arg_kinds=["object"], needs=[HERE], adds=["held($0)"],
-             removes=["at($0, here)"]),
+             removes=["at($0, here)", "in($0, ?c)"]),
     VerbSpec(name="put_down_to", arg_kinds=["object", "receptacle"], needs=["held($0)"],
              adds=["in($0, $1)"], removes=["held($0)"]),
     VerbSpec(name="place_in", arg_kinds=["object", "receptacle"], needs=["held($0)"],
-             adds=["in($0, $1)"], removes=["held($0)"]),
+             adds=["in($0, $1)"], removes=["held($0)"], aliases=["place"]),
     VerbSpec(name="drop", arg_kinds=["object"], needs=["held($0)"], adds=["at($0, here)"],
              removes=["held($0)"]),
     VerbSpec(name="open", arg_kinds=["object"], needs=["closed($0)"], adds=["open($0)"],
@@ -39,6 +39,9 @@ VERBS = [
              adds=["state($0, sliced)"]),
     VerbSpec(name="eat", arg_kinds=["object"], needs=["held($0)"], adds=["state($0, eaten)"],
              removes=["held($0)"]),
+    VerbSpec(name="cook", arg_kinds=["object", "appliance"], needs=["held($0)"],
+             adds=["state($0, grilled)", "state($0, roasted)"], aliases=["grill", "roast"],
+             alias_args={"grill": ["grill"], "roast": ["oven"]}),
     VerbSpec(name="read", arg_kinds=["object"], reads=True),
     VerbSpec(name="look", reads=True),
     VerbSpec(name="wiggle"),
@@ -68,9 +71,20 @@ def row(
     path=(),
     lessons=((), ()),
     offered=(),
+    done=(),
+    task="",
+    fell=(),
+    rose=(),
 ) -> str:
     candidates = [act(c) for c in [candidate, *offered]]
-    world = WorldModel(seen=seen or {}, states=states or {}, path=[list(s) for s in path])
+    world = WorldModel(
+        seen=seen or {},
+        states=states or {},
+        path=[list(s) for s in path],
+        done=list(done),
+        fell=list(fell),
+        rose=list(rose),
+    )
     now = situation(
         candidates,
         VERBS,
@@ -80,6 +94,7 @@ def row(
         left=list(left),
         missing=list(missing),
         lessons=lessons,
+        task=task,
     )
     return row_of(labels(candidates[0], BY_NAME, now, place))
 
@@ -246,3 +261,91 @@ def test_every_row_has_words_for_the_prompt():
         "1. pick_up(apple) [does what is left]",
         "2. look() [changes nothing]",
     ]
+
+
+def test_declaring_done_with_no_typed_goal_is_the_models_judgement():
+    # nothing read yet, or a goal only described: an end nothing asks for, placed last
+    assert row(f"{TASK_COMPLETE}()", left=()) == "irreversible"
+    assert row(f"{TASK_COMPLETE}()") == "completes"  # a part left: not done
+    # offered beside a decisive act, it leaves that act decided
+    take = act("pick_up(apple)")
+    assert decided([take, act(f"{TASK_COMPLETE}()")], ["enables", "irreversible"]) == take
+
+
+def test_a_thing_the_task_names_but_no_list_does_yet_is_the_goal_and_searched_for():
+    # "find the keycard and pick it up": the keycard is no known name yet
+    keycard = Instruction("pick_up", None, "pick the keycard", refers=True, described="keycard",
+                          named=True)  # fmt: skip
+    assert [str(p.act) for p in goal_parts([keycard], VERBS)] == ["pick_up(keycard)"]
+    # never seen this task: the way to a place not visited searches for it
+    path = [["look()", "s0", "kitchen"]]
+    assert row("navigate_to(cellar)", left=(keycard,), path=path) == "searches"
+    # seen here: no search, its take is the instruction
+    assert row("pick_up(keycard)", left=(keycard,), seen={"keycard": "kitchen"}) == "instructed"
+
+
+def test_with_no_goal_typed_the_world_is_searched():
+    path = [["look()", "s0", "kitchen"]]
+    assert row("navigate_to(cellar)", left=(), path=path) == "searches"
+
+
+def test_undoing_what_the_robot_itself_made_is_a_veto_unless_asked():
+    made = ("open(drawer)",)
+    assert row("close(drawer)", left=(), done=made, states={"drawer": "open"}) == "undoes"
+    # asked to close it: the instruction
+    close = Instruction("close", "drawer", "close the drawer")
+    assert row("close(drawer)", left=(close,), done=made, states={"drawer": "open"}) == (
+        "instructed"
+    )
+    # opened, closed, opened again: only the newest made holds
+    again = ("open(drawer)", "close(drawer)", "open(drawer)")
+    assert row("close(drawer)", left=(), done=again, states={"drawer": "open"}) == "undoes"
+
+
+def test_the_act_at_other_arguments_than_the_words_fix_achieves_nothing():
+    grill = Instruction("cook", "apple", "grill the apple", ("grill",))
+    assert row("cook(apple, grill)", left=(grill,), held=("apple",)) == "instructed"
+    # roasting what is to be grilled cannot be undone, and nothing asks for it
+    assert row("cook(apple, oven)", left=(grill,), held=("apple",)) == "irreversible"
+
+
+def test_declaring_done_ranks_below_every_other_veto_but_refusal_and_hurt():
+    order = [r.label for r in ROWS]
+    assert order.index("completes") > order.index("irreversible") > order.index("loops")
+
+
+CLASS_TASK = "Pick up objects, then place them in their usual locations."
+
+
+def test_an_act_asked_of_a_class_is_a_goal_on_some_things():
+    parts = goal_parts([], VERBS, CLASS_TASK)
+    assert [str(p.act) for p in parts] == ["pick_up(?x)", "place_in(?x, ?y)"]
+    assert row("pick_up(cushion)", left=(), task=CLASS_TASK) == "instructed"
+    assert row("place_in(cushion, sofa)", left=(), task=CLASS_TASK, held=("cushion",)) == (
+        "instructed"
+    )
+    # taking back what the robot itself put is no instance of the class's first act
+    put = ("pick_up(cushion)", "place_in(cushion, chair)")
+    assert row("pick_up(cushion)", left=(), task=CLASS_TASK, done=put) != "instructed"
+
+
+def test_the_worlds_score_speaks_within_the_task():
+    # the score fell after it: it hurt, as a recalled lesson would say
+    fell = ["place_in(cushion, chair)"]
+    assert row(fell[0], left=(), held=("cushion",), fell=fell) == "hurt"
+    # the score rose after the robot put it: taking it back undoes that
+    put = ("pick_up(cushion)", "place_in(cushion, sofa)")
+    assert row("pick_up(cushion)", left=(), done=put, rose=["place_in(cushion, sofa)"]) == "undoes"
+
+
+def test_a_thing_the_task_states_with_no_act_is_put_somewhere():
+    task = "The dinner is almost ready! It's only missing a grilled apple."
+    parts = goal_parts([], VERBS, task, ["apple", "knife"])
+    assert {str(p.act) for p in parts} == {
+        "put_down_to(apple, ?y)",
+        "place_in(apple, ?y)",
+        "cook(apple, ?y)",
+    }
+    # its take is what every such act needs first; where it goes is left open
+    assert row("pick_up(apple)", left=(), task=task) == "enables"
+    assert row("cook(apple, grill)", left=(), task=task, held=("apple",)) == "instructed"

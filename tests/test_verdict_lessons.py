@@ -182,6 +182,9 @@ def test_the_step_the_world_rewarded_most_is_its_tasks_verdict(tmp_path, minilm)
         # the next attempt's world model knows where the approved pick's thing was
         world = with_verdict_places(WorldModel(seen={"mug": "hall"}), shown)
         assert world.seen == {"mug": "hall", "blue jay": "yard"}
+        # been in the yard this task and not seen it there: the recalled place is not believed
+        been = WorldModel(seen={"mug": "hall"}, path=[["look()", "s0", "yard"]])
+        assert with_verdict_places(been, shown).seen == {"mug": "hall"}
         kin = TASK.replace("a(n) animal", "a(n) plant")
         near = system.semantic.retrieve(["find a thing to focus on"], kin)
         assert [i for i in near if i.level == "verdict"] == []

@@ -175,6 +175,7 @@ def brief(
             in_place=wanted.in_place if wanted else (),
             routes=routes,
             lessons=lessons,
+            near=affinity,
         )
         placed = ordered(space.candidates, verbs, now, scene.place)[:limit]
     offered = (

@@ -29,6 +29,7 @@ from robomemory.grounding.frontier import (
 from robomemory.grounding.instructions import Instruction, unseen_things
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.ranking import class_verbs, state_named
 from robomemory.grounding.spent import refused_in_this_state
 from robomemory.grounding.text import first_at, word_list
 from robomemory.grounding.world import WorldModel
@@ -57,15 +58,15 @@ ROWS: tuple[Row, ...] = (
     Row("unknown", "its verb declares no effects: the model judges it"),
     Row("irrelevant", "its effects touch nothing the goal needs"),
     Row("informs", "changes nothing (look, inventory) or reads again"),
-    Row("completes", "declares the task done while the goal is not met"),
     Row("loops", "brings back a world state already left"),
     Row("undoes", "removes what the goal has or what an instruction left needs"),
     Row("irreversible", "cannot be undone and the goal does not ask for it"),
+    Row("completes", "declares the task done while the goal is not met: the task is lost"),
     Row("hurt", "a recalled lesson says it hurt"),
     Row("refused", "the world refused it, or it changed nothing, in this very state"),
 )
 # Labels that outrank every good row: what is known to fail or harm comes last whatever else.
-_VETO = ("refused", "hurt", "irreversible", "undoes", "loops")
+_VETO = ("refused", "hurt", "completes", "irreversible", "undoes", "loops")
 RANK = {row.label: i for i, row in enumerate(ROWS)}
 # Rows that serve a part of the goal: the first part left is served first, whatever the row
 # (a guess at what an earlier part needs comes before a later part's own act).
@@ -178,15 +179,36 @@ def _ground(atom: Atom) -> bool:
     return not any(t == "_" or t.startswith("?") for t in atom.args)
 
 
-def goal_parts(left: Sequence[Instruction], verbs: Sequence[VerbSpec]) -> list[GoalPart]:
-    """Each instruction left with a thing (or none to act on), typed by its verb's adds."""
+def goal_parts(
+    left: Sequence[Instruction],
+    verbs: Sequence[VerbSpec],
+    task: str = "",
+    things: Collection[str] = (),
+) -> list[GoalPart]:
+    """Each instruction left with a thing (or none to act on), typed by its verb's adds; then
+    each act the task asks of a class of things ("place them"), on some things ``?x``; then,
+    for a thing of ``things`` the task states with no act ("only missing a grilled apple"),
+    each act that puts that held thing somewhere (``?y``: where is the model's to read)."""
     by_name = {v.name: v for v in verbs}
     out: list[GoalPart] = []
+    moves = meanings(verbs).moves
+    puts = [
+        v for v in verbs if len(v.arg_kinds) == 2 and v.name not in moves and "held($0)" in v.needs
+    ]
+    for thing in sorted(state_named(task, verbs, things)):
+        for v in puts:
+            atoms = bind(_effects(v)[1], [thing, "?y"], None)
+            out.append(GoalPart(Action(verb=v.name, args=[thing, "?y"]), atoms, thing))
+    for name in class_verbs(task, verbs):
+        args = ["?x", "?y", "?z"][: len(by_name[name].arg_kinds)]
+        atoms = bind(_effects(by_name[name])[1], args, None)
+        out.append(GoalPart(Action(verb=name, args=args), atoms, f"{name} each"))
     for ins in left:
         verb = by_name.get(ins.verb)
-        if verb is None or (ins.thing is None and not ins.on_nothing):
+        thing = ins.thing or (ins.described if ins.named else None)  # "find the X, take it"
+        if verb is None or (thing is None and not ins.on_nothing):
             continue  # a thing only described: the model reads which one
-        args = [ins.thing, *ins.rest] if ins.thing else []
+        args = [thing, *ins.rest] if thing else []
         atoms = bind(_effects(verb)[1], args, None)
         out.append(GoalPart(Action(verb=ins.verb, args=args), atoms, ins.phrase))
     return out
@@ -195,12 +217,31 @@ def goal_parts(left: Sequence[Instruction], verbs: Sequence[VerbSpec]) -> list[G
 def _does(action: Action, part: GoalPart) -> bool:
     """``action`` is the part's act: its verb on its thing, at the arguments the words fix."""
     want = part.act
+    if any(a.startswith("?") for a in want.args):  # some things: the fixed ones must match
+        return (
+            action.verb == want.verb
+            and len(action.args) == len(want.args)
+            and all(
+                w.startswith("?") or w == a for w, a in zip(want.args, action.args, strict=True)
+            )
+        )
     fixed = {r.lower() for r in want.args[1:]}
     return (
         action.verb == want.verb
         and action.args[:1] == want.args[:1]
         and fixed <= {x.lower() for x in action.args[1:]}
     )
+
+
+def _some(part: GoalPart) -> bool:
+    """The part asks its act of a class of things (its arguments are all open)."""
+    return bool(part.act.args) and all(a.startswith("?") for a in part.act.args)
+
+
+def _elsewise(action: Action, part: GoalPart) -> bool:
+    """``action`` is the part's verb on its thing at arguments other than its words fix."""
+    want = part.act
+    return action.verb == want.verb and action.args[:1] == want.args[:1] and not _does(action, part)
 
 
 class Situation(NamedTuple):
@@ -215,6 +256,9 @@ class Situation(NamedTuple):
     refused: set[str]
     read_before: set[str]
     lessons: tuple[set[str], set[str]]
+    made: frozenset[Atom] = frozenset()  # what the robot's own acts made true this task
+    near: Mapping[str, float] = {}  # offered relation -> how near its things are in meaning
+    rewarded: frozenset[Atom] = frozenset()  # what acts the score rose after made true
 
 
 def situation(
@@ -231,13 +275,14 @@ def situation(
     in_place: Sequence[str] = (),
     routes: Sequence[Route] = (),
     lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    near: Mapping[str, float] | None = None,
 ) -> Situation:
     """The step's facts, typed goal, unmet needs, search and fetch moves. What the task's
     instructions act on that nothing shown names yet is searched for too."""
     facts = believed(place, held, world.seen, world.states)
-    goal = goal_parts(left, verbs)
-    by_name = {v.name: v for v in verbs}
     things = {n for a in candidates for n in a.args} | set(world.seen) | set(held)
+    goal = goal_parts(left, verbs, task, things)
+    by_name = {v.name: v for v in verbs}
     named = read_names(world.read(), things)
     needed: list[tuple[int, Atom]] = []
     for i, part in enumerate(goal):
@@ -245,8 +290,18 @@ def situation(
         uses = named if not part.act.args else ()  # an act on nothing uses what was read
         needed += [(i, n) for n in unmet(needs, facts, part.act.args, uses) if n.rel != "at"]
     missing = [*missing, *(t for t in unseen_things(task, verbs, things) if t not in missing)]
+    # a thing the goal acts on that the robot has not seen this task is searched for (where
+    # a recalled place is all it knows, it also goes there: fetches outranks searches)
+    places = set(visited_places(world.path)) | {place}
+    unlocated = [
+        t
+        for p in goal
+        for t in p.act.args
+        if not t.startswith("?") and t not in held and world.seen.get(t) not in places
+    ]
+    missing += [t for t in dict.fromkeys(unlocated) if t not in places and t not in missing]
     search: dict[str, int] = {}
-    if missing:
+    if missing or not goal:  # with no goal typed, what the world rewards is searched for
         found = exploration(
             candidates,
             verbs,
@@ -283,8 +338,27 @@ def situation(
         looped=set(loop_actions(world.path)),
         refused=refused_in_this_state(world.path) | unchanged_here(world.path),
         read_before=read_before,
-        lessons=(set(lessons[0]), set(lessons[1]) - set(lessons[0])),
+        # the world's score fell after it this task: it hurt, as a recalled lesson says
+        lessons=(set(lessons[0]), ({*lessons[1], *world.fell}) - set(lessons[0])),
+        made=made_by(world.done, by_name),
+        near=dict(near or {}),
+        rewarded=made_by(world.rose, by_name) & made_by(world.done, by_name),
     )
+
+
+def made_by(done: Sequence[str], verbs: Mapping[str, VerbSpec]) -> frozenset[Atom]:
+    """What the robot's own acts this task made true and left true: their adds, bound to
+    their things, in the order done, less what a later act removed (where it went aside)."""
+    out: set[Atom] = set()
+    for text in done:
+        verb, _, rest = text.partition("(")
+        spec = verbs.get(verb)
+        if spec is not None:
+            args = [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+            _, adds, removes = (bind(a, args, None) for a in _effects(spec))
+            out -= set(removes)
+            out |= {a for a in adds if _ground(a) and "robot" not in a.args}
+    return frozenset(out)
 
 
 def labels(
@@ -304,14 +378,27 @@ def labels(
     if key in now.looped:
         out.add("loops")
     if action.verb == TASK_COMPLETE:
-        return out | ({"instructed"} if not now.goal else {"completes"})
+        # with no typed goal (nothing read, or only described) it is an end nothing asked for
+        return out | ({"completes"} if now.goal else {"irreversible"})
     if verb is None:
         return out | {"unknown"}
     needs, adds, removes = (bind(a, action.args, place) for a in _effects(verb))
     goal_atoms = [a for p in now.goal for a in p.atoms]
-    if any(_does(action, p) for p in now.goal):
+    own_undo = [r for r in removes if any(matches(r, m) for m in now.made)]
+
+    def backward(i: int) -> bool:  # undoes what this part or a later one made (put, retake)
+        return any(matches(a, r) for p in now.goal[i:] for a in p.atoms for r in own_undo)
+
+    if any(_does(action, p) and not (_some(p) and backward(i)) for i, p in enumerate(now.goal)):
         out.add("instructed")
-    if any(_ground(a) and not holds(a, now.facts) and a in goal_atoms for a in adds):
+    if "instructed" not in out and any(matches(r, m) for r in removes for m in now.rewarded):
+        out.add("undoes")  # takes back what the world's score rose for
+    # a part's act at other arguments than its words fix (roast what is to be grilled) does
+    # not achieve that part, whatever the verb's merged effects say
+    other = [a for p in now.goal if _elsewise(action, p) for a in p.atoms]
+    if any(
+        _ground(a) and not holds(a, now.facts) and a in goal_atoms and a not in other for a in adds
+    ):
         out.add("achieves")
     kept = [a for a in goal_atoms if _ground(a) and holds(a, now.facts)]
     kept += [n for _, n in now.needed]  # nothing removed that a part still needs
@@ -328,6 +415,8 @@ def labels(
         out.add("fetches")
     if key in now.search:
         out.add("searches")
+    if own_undo and not out & (_SERVING | {"searches"}):
+        out.add("undoes")  # what the robot made, undone unasked (open it, then close it)
     if action.verb in meaning.irreversible and not out & {"instructed", "achieves", "enables"}:
         out.add("irreversible")
     if action.verb in meaning.informs:
@@ -366,6 +455,7 @@ def ordered(
             0 if row in _SERVING or row == "helped" else 1,
             part,
             RANK.get(row, len(ROWS)),
+            -now.near.get(str(action), 0.0),  # the nearer in meaning first (a cushion, sofa)
             now.fetch.get(str(action), 0),
             now.search.get(str(action), 0),
             i,
@@ -394,6 +484,7 @@ def decided(candidates: Sequence[Action], placed: Sequence[str]) -> Action | Non
     or a lesson speaks for, and not the declaration that the task is done."""
     if not candidates or len(placed) != len(candidates) or placed[0] not in DECISIVE:
         return None
-    if candidates[0].verb == TASK_COMPLETE or _OPEN & set(placed):
+    rows = [r for a, r in zip(candidates, placed, strict=True) if a.verb != TASK_COMPLETE]
+    if candidates[0].verb == TASK_COMPLETE or _OPEN & set(rows):
         return None
-    return candidates[0] if sum(row in DECISIVE for row in placed) == 1 else None
+    return candidates[0] if sum(row in DECISIVE for row in rows) == 1 else None

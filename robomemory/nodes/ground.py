@@ -12,6 +12,7 @@ from robomemory.context import AgentContext
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import Scene, WorldModel, brief
+from robomemory.grounding.loops import visited_places
 from robomemory.grounding.ranking import class_relations, state_relations
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
@@ -83,7 +84,8 @@ def with_verdict_places(world: WorldModel, semantic: str) -> WorldModel:
     """``world`` knowing where the things of this task's approved picks were (the verdict
     says: "focus_on(axe) helped: score 25 -> 75 at outside"), where it saw none this task."""
     found = {parsed(a)[1][0]: p for a, p in verdict_places(semantic).items() if parsed(a)[1]}
-    fresh = {t: p for t, p in found.items() if t not in world.seen}
+    been = set(visited_places(world.path))  # been there this task and not seen it: not there
+    fresh = {t: p for t, p in found.items() if t not in world.seen and p not in been}
     return world.model_copy(update={"seen": {**world.seen, **fresh}}) if fresh else world
 
 

@@ -291,10 +291,10 @@ ROW_WORDS = {
     "unknown": "effect unknown",
     "irrelevant": "not needed",
     "informs": "changes nothing",
-    "completes": "goal not met yet",
     "loops": "goes back",
     "undoes": "undoes progress",
     "irreversible": "cannot be undone",
+    "completes": "goal not met yet",
     "hurt": "hurt before",
     "refused": "refused here",
 }
