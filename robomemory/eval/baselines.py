@@ -35,7 +35,6 @@ from robomemory.grounding import (
     update_states,
 )
 from robomemory.grounding.offered import world_parts
-from robomemory.grounding.table import decided
 from robomemory.nodes.common import text_limits
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -98,8 +97,8 @@ class BaselineAgent:
             limit = self.config.max_candidates
             briefing = brief(space, world, scene, limit=limit, order="table")
             candidates, rows = briefing.candidates, briefing.placed
-            pick = decided(candidates, rows) if self.config.table_decides else None
-            if pick is not None:  # the table leaves no choice: no model call, as the planner
+            pick = next((a for a in candidates if str(a) == briefing.decided), None)
+            if pick is not None and self.config.table_decides:  # no choice: no call, as planned
                 return pick, {"wall_s": time.perf_counter() - started, "runs": 1}
         else:
             candidates = offered_candidates(

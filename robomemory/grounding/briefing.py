@@ -31,7 +31,7 @@ from robomemory.grounding.offered import (
 )
 from robomemory.grounding.ranking import helped_now, unneeded_puts
 from robomemory.grounding.spent import fell_undone
-from robomemory.grounding.table import Placed, ordered, situation
+from robomemory.grounding.table import Placed, decided, ordered, situation
 from robomemory.grounding.world import WorldModel, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
@@ -50,6 +50,11 @@ class Briefing(BaseModel):
         default_factory=list,
         description="with the table's order (grounding.table): the row that placed each "
         "candidate, in the candidates' order",
+    )
+    decided: str | None = Field(
+        default=None,
+        description="with the table's order: the candidate it leaves no choice but "
+        "(grounding.table.decided), else none",
     )
     last_result: str | None = Field(
         default=None, description="the newest step and the world's whole answer"
@@ -282,9 +287,11 @@ def table_briefing(
     if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
         found = search_moves(offered, verbs, world, scene.place, routes)
         search, here = ([str(a) for a in found], []) if found else (search, here)
+    pick = decided(list(offered), [p.row for p in placed])
     return Briefing(
         candidates=list(offered),
         placed=[p.row for p in placed],
+        decided=str(pick) if pick is not None else None,
         last_result=last_result,
         left=[i.phrase for i in left],
         helped=helped_now(lessons[0], offered, world.done),

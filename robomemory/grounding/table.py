@@ -259,6 +259,8 @@ class Situation(NamedTuple):
     made: frozenset[Atom] = frozenset()  # what the robot's own acts made true this task
     near: Mapping[str, float] = {}  # offered relation -> how near its things are in meaning
     rewarded: frozenset[Atom] = frozenset()  # what acts the score rose after made true
+    fetch_part: Mapping[str, int] = {}  # fetch move -> the first goal part its thing serves
+    search_part: int | None = None  # the first goal part a thing searched for serves
 
 
 def situation(
@@ -327,6 +329,23 @@ def situation(
         in_place=in_place,
         layout=world.layout(),
     )
+    layout = world.layout()
+    fetch_part: dict[str, int] = {}
+    for i, part in enumerate(goal):  # each fetch serves the first part needing its thing
+        things = [*part.act.args, *(t for j, n in needed if j == i for t in n.args if _ground(n))]
+        for move in fetch_moves(
+            [t for t in things if not t.startswith("?")],
+            candidates,
+            verbs,
+            here=place,
+            seen=world.seen,
+            held=held,
+            in_place=in_place,
+            layout=layout,
+        ):
+            fetch_part.setdefault(str(move), i)
+    searched = set(missing)
+    search_part = next((i for i, p in enumerate(goal) if searched & set(p.act.args)), None)
     reads = meanings(verbs).reads
     read_before = {a for a in world.acted() if a.split("(", 1)[0] in reads}
     return Situation(
@@ -343,6 +362,8 @@ def situation(
         made=made_by(world.done, by_name),
         near=dict(near or {}),
         rewarded=made_by(world.rose, by_name) & made_by(world.done, by_name),
+        fetch_part=fetch_part,
+        search_part=search_part,
     )
 
 
@@ -451,8 +472,10 @@ def ordered(
     def key(i: int) -> tuple[int, ...]:
         action, row = candidates[i], rows[i]
         part = served(action, by_name, now, place) if row in _SERVING else len(now.goal)
+        if row == "searches" and now.search_part is not None:  # looks for a part's thing
+            part = now.search_part
         return (
-            0 if row in _SERVING or row == "helped" else 1,
+            0 if row in _SERVING or row == "helped" or part < len(now.goal) else 1,
             part,
             RANK.get(row, len(ROWS)),
             -now.near.get(str(action), 0.0),  # the nearer in meaning first (a cushion, sofa)
@@ -473,8 +496,8 @@ def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place:
     hits = [i for i, p in enumerate(now.goal) if _does(action, p)]
     hits += [i for i, p in enumerate(now.goal) for a in adds if _ground(a) and a in p.atoms]
     hits += [i for i, n in now.needed for a in adds if _ground(a) and matches(a, n)]
-    if str(action) in now.fetch:
-        hits += [i for i, _ in now.needed[:1]]
+    if str(action) in now.fetch:  # the part whose thing it goes for, else the first in need
+        hits += [now.fetch_part.get(str(action), next((i for i, _ in now.needed), len(now.goal)))]
     return min(hits, default=len(now.goal))
 
 

@@ -11,7 +11,6 @@ from langgraph.runtime import Runtime
 from robomemory.config import AgentConfig
 from robomemory.context import AgentContext
 from robomemory.core import TASK_COMPLETE, Action, task_view
-from robomemory.grounding.table import decided
 from robomemory.memory.consolidation import FALLBACK_REASON  # nothing is learned from it
 from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_system, planner_user
@@ -61,8 +60,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 
 def _table_pick(config: AgentConfig, briefing: Briefing) -> Action | None:
-    """The table's pick where it leaves no choice (grounding.table.decided), when asked to
+    """The table's pick where it leaves no choice (the briefing's ``decided``), when asked to
     decide such steps and the planner is not made to plan ahead."""
     if config.grounding != "table" or not config.table_decides or config.min_plan_len > 1:
         return None
-    return decided(briefing.candidates, briefing.placed)
+    return next((a for a in briefing.candidates if str(a) == briefing.decided), None)
