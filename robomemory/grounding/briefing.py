@@ -226,13 +226,10 @@ def brief(
     possible = {str(a) for a in space.candidates}
     take = take_for_next(offered, left, scene.held, verbs)
     take = take if take and offered and str(offered[0]) == take[1] else None
-    search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
+    search, described, unvisited, here, elsewhere = search_lines(
+        offered, space, world, scene, routes, missing
+    )
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
-    described, unvisited, here = finding(space, world, scene.task)
-    if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
-        # moves name no place (directions): the search's next acts instead of a choice here
-        found = search_moves(offered, verbs, world, scene.place, routes)
-        search, here = ([str(a) for a in found], []) if found else (search, here)
     return Briefing(
         candidates=offered,
         placed=[p.row for p in placed],
@@ -241,7 +238,7 @@ def brief(
         helped=helped_now(lessons[0], offered, world.done),
         looped=[a for a in loop_actions(world.path) if a in possible - {str(o) for o in offered}],
         missing=missing,
-        search=[str(a) for a in search],
+        search=search,
         away=away,
         fetch=fetch,
         undo=list(fell_undone(world.fell, offered, verbs) or ()),
@@ -254,11 +251,7 @@ def brief(
         stated_first=stated_first(offered, verbs, scene.task),
         full=list(scene.held) if scene.full else [],
         free=free[0].args[0] if free else None,
-        elsewhere=(
-            seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
-            if here
-            else []
-        ),
+        elsewhere=elsewhere,
     )
 
 
@@ -281,12 +274,10 @@ def table_briefing(
     what the task only describes); none of the word rules' pointers."""
     verbs = space.verbs
     possible = {str(a) for a in space.candidates}
-    search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
+    search, described, unvisited, here, elsewhere = search_lines(
+        offered, space, world, scene, routes, missing
+    )
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
-    described, unvisited, here = finding(space, world, scene.task)
-    if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
-        found = search_moves(offered, verbs, world, scene.place, routes)
-        search, here = ([str(a) for a in found], []) if found else (search, here)
     pick = decided(list(offered), [p.row for p in placed])
     return Briefing(
         candidates=list(offered),
@@ -297,19 +288,38 @@ def table_briefing(
         helped=helped_now(lessons[0], offered, world.done),
         looped=[a for a in loop_actions(world.path) if a in possible - {str(o) for o in offered}],
         missing=list(missing),
-        search=[str(a) for a in search],
+        search=search,
         away=away,
         fetch=fetch,
         described=described,
         unvisited=unvisited,
         here=here,
         full=list(scene.held) if scene.full else [],
-        elsewhere=(
-            seen_elsewhere(world.seen, scene.place, scene.held, visited_places(world.path))
-            if here
-            else []
-        ),
+        elsewhere=elsewhere,
     )
+
+
+def search_lines(
+    offered: Sequence[Action],
+    space: ActionSpace,
+    world: WorldModel,
+    scene: Scene,
+    routes: Sequence[Route],
+    missing: Sequence[str],
+) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
+    """(the offered acts that look for what is missing, nearest first; what the task only
+    describes, the moves to places not visited, the things here: :func:`finding`; with
+    things here to choose from, what was seen in each other place)."""
+    verbs = space.verbs
+    search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
+    described, unvisited, here = finding(space, world, scene.task)
+    if described and not unvisited and not search and any(relative_move(a, verbs) for a in offered):
+        # moves name no place (directions): the search's next acts instead of a choice here
+        found = search_moves(offered, verbs, world, scene.place, routes)
+        search, here = (found, []) if found else (search, here)
+    visited = visited_places(world.path)
+    elsewhere = seen_elsewhere(world.seen, scene.place, scene.held, visited) if here else []
+    return [str(a) for a in search], described, unvisited, here, elsewhere
 
 
 def read_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> str | None:

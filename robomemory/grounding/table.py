@@ -318,23 +318,11 @@ def situation(
             led=moves_led(world.path, place),
         )
         search = {str(a): k for k, a in enumerate(found)}
-    needed_things = [t for _, n in needed if n.rel == "held" for t in n.args if _ground(n)]
-    fetched = fetch_moves(
-        list(dict.fromkeys([*(a for p in goal for a in p.act.args), *needed_things, *wanted])),
-        candidates,
-        verbs,
-        here=place,
-        seen=world.seen,
-        held=held,
-        in_place=in_place,
-        layout=world.layout(),
-    )
     layout = world.layout()
-    fetch_part: dict[str, int] = {}
-    for i, part in enumerate(goal):  # each fetch serves the first part needing its thing
-        things = [*part.act.args, *(t for j, n in needed if j == i for t in n.args if _ground(n))]
-        for move in fetch_moves(
-            [t for t in things if not t.startswith("?")],
+
+    def fetching(things: Sequence[str]) -> list[Action]:
+        return fetch_moves(
+            [t for t in dict.fromkeys(things) if not t.startswith("?")],
             candidates,
             verbs,
             here=place,
@@ -342,7 +330,14 @@ def situation(
             held=held,
             in_place=in_place,
             layout=layout,
-        ):
+        )
+
+    needed_things = [t for _, n in needed if n.rel == "held" for t in n.args if _ground(n)]
+    fetched = fetching([*(a for p in goal for a in p.act.args), *needed_things, *wanted])
+    fetch_part: dict[str, int] = {}
+    for i, part in enumerate(goal):  # each fetch serves the first part needing its thing
+        things = [*part.act.args, *(t for j, n in needed if j == i for t in n.args if _ground(n))]
+        for move in fetching(things):
             fetch_part.setdefault(str(move), i)
     searched = set(missing)
     search_part = next((i for i, p in enumerate(goal) if searched & set(p.act.args)), None)
