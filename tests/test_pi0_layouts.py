@@ -150,6 +150,20 @@ def test_bench_reports_every_layout(capsys):
     assert "(H,8) chunk" in out and "(H,7) chunk" in out
 
 
+def test_bench_json_is_one_row_per_layout_on_stdout(capsys):
+    import json
+
+    from robomemory.cli import main
+
+    capsys.readouterr()
+    argv = ["bench", "pi0-client", "-n", "3", "--warmup", "1", "--layout", "droid", "--json"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)  # stdout is the JSON document alone
+    assert [(r["layout"], r["action_dim"], r["iterations"]) for r in rows] == [("droid", 8, 3)]
+    # every request's round trip holds the server's own inference time
+    assert rows[0]["rtt_median_ms"] >= rows[0]["server_median_ms"] > 0
+
+
 def test_an_arm_that_does_not_fit_the_layout_is_an_error_result():
     with policy_server("--layout", "aloha", "--block") as (_, port):
         client = Pi0Client(f"ws://127.0.0.1:{port}")

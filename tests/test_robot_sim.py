@@ -43,3 +43,15 @@ def test_a_wrong_episode_fails_and_stops_the_arm():
         proc.wait(5)
     assert ep.result.outcome == Outcome.FAILED and ep.max_reward < 4
     assert ep.steps == 400
+
+
+def test_bench_json_is_one_row_per_seed_on_stdout(capsys):
+    import json
+
+    from robomemory.cli import main
+
+    capsys.readouterr()
+    assert main(["bench", "sim-aloha", "--seeds", "0", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)  # stdout is the JSON document alone
+    assert [(r["seed"], r["outcome"], r["max_reward"]) for r in rows] == [(0, "succeeded", 4)]
+    assert rows[0]["steps_per_s"] > 0 and rows[0]["image_size"] == 224

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from robomemory.commands.json_out import add_json_flag, print_json, wants_json
 from robomemory.executors.arm import ArmObservation, FakeArm
 from robomemory.executors.layouts import BUILTIN, PolicyLayout, load_layout
 from robomemory.executors.pi0 import Pi0Client
@@ -32,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-n", "--iterations", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
+    add_json_flag(parser)
 
 
 def _start_dummy(layout: str) -> tuple[subprocess.Popen, str]:
@@ -86,7 +88,18 @@ def run(url: str, layout: PolicyLayout, iterations: int, warmup: int) -> dict[st
     return out
 
 
+def _figures(res: dict[str, list[float]]) -> dict[str, float]:
+    """Median and p95 (ms) of each measured part, by name: ``rtt_median_ms``, ..."""
+    out: dict[str, float] = {}
+    for part, values in res.items():
+        arr = np.asarray(values)
+        out[f"{part}_median_ms"] = float(np.median(arr))
+        out[f"{part}_p95_ms"] = float(np.percentile(arr, 95))
+    return out
+
+
 def main(args: argparse.Namespace) -> int:
+    rows: list[dict] = []
     for spec in args.layout or list(BUILTIN):
         layout = load_layout(spec)
         proc, url = (None, args.url) if args.url else _start_dummy(spec)
@@ -98,6 +111,20 @@ def main(args: argparse.Namespace) -> int:
                 proc.wait(5)
         cams = len(layout.cameras)
         size = layout.image_size
+        rows.append(
+            {
+                "layout": layout.name,
+                "url": url,
+                "cameras": cams,
+                "image_size": size,
+                "state_dim": layout.state_dim,
+                "action_dim": layout.action_dim,
+                "iterations": args.iterations,
+                **_figures(res),
+            }
+        )
+        if wants_json(args):
+            continue
         print(
             f"π0 client round trip [{layout.name}] — {url}, {cams}×{size}×{size} "
             f"{layout.image_layout} cameras + {layout.state_dim}-dim state, "
@@ -107,4 +134,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"  server inference  {_stats(res['server'])}")
         print(f"  client+wire       {_stats(res['overhead'])}")
         print(f"  obs prep 640×480→{size} ({cams} cams)  {_stats(res['prep'])}")
+    if wants_json(args):
+        print_json(rows)
     return 0

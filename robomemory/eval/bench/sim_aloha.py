@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from robomemory.commands.json_out import add_json_flag, print_json, wants_json
 from robomemory.core import Action, ActionResult
 from robomemory.executors.pi0 import Pi0Client
 from robomemory.executors.robot import RobotExecutor
@@ -28,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", default="0,1,2", help="comma list: one episode per seed")
     parser.add_argument("--actions-per-chunk", type=int, default=25)
     parser.add_argument("--image-size", type=int, default=224)
+    add_json_flag(parser)
 
 
 @dataclass
@@ -83,6 +85,21 @@ def run_episode(seed: int, url: str, actions_per_chunk: int = 25, image_size: in
     return Episode(seed, result, arm.steps, wall, arm.renders, arm.max_reward)
 
 
+def _row(ep: Episode, args: argparse.Namespace) -> dict:
+    """One episode's figures as the ``--json`` row."""
+    return {
+        "seed": ep.seed,
+        "outcome": ep.result.outcome.value,
+        "steps": ep.steps,
+        "wall_s": ep.wall_s,
+        "steps_per_s": ep.steps_per_s,
+        "renders": ep.renders,
+        "max_reward": ep.max_reward,
+        "actions_per_chunk": args.actions_per_chunk,
+        "image_size": args.image_size,
+    }
+
+
 def main(args: argparse.Namespace) -> int:
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     episodes = []
@@ -94,6 +111,8 @@ def main(args: argparse.Namespace) -> int:
             proc.terminate()
             proc.wait(5)
         episodes.append(ep)
+        if wants_json(args):
+            continue
         print(
             f"seed {seed}: {ep.result.outcome.value:9s} {ep.steps:3d} steps in {ep.wall_s:5.2f}s "
             f"= {ep.steps_per_s:6.1f} steps/s  ({ep.renders} renders, max reward {ep.max_reward:g})"
@@ -101,6 +120,9 @@ def main(args: argparse.Namespace) -> int:
     ok = sum(ep.result.ok for ep in episodes)
     steps = sum(ep.steps for ep in episodes)
     wall = sum(ep.wall_s for ep in episodes)
+    if wants_json(args):
+        print_json([_row(ep, args) for ep in episodes])
+        return 0
     print(
         f"transfer-cube, π0 skill loop ↔ openpi-protocol scripted policy, "
         f"{args.actions_per_chunk} actions/chunk, {args.image_size}px top camera: "
