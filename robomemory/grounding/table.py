@@ -31,7 +31,7 @@ from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.ranking import class_verbs, state_named
 from robomemory.grounding.spent import refused_in_this_state
-from robomemory.grounding.text import first_at, word_list
+from robomemory.grounding.text import first_at, parsed, word_list
 from robomemory.grounding.world import WorldModel
 
 # The world's words for a thing's state, as the vocabulary's relations (others: state(X, w)).
@@ -343,6 +343,7 @@ def situation(
     search_part = next((i for i, p in enumerate(goal) if searched & set(p.act.args)), None)
     reads = meanings(verbs).reads
     read_before = {a for a in world.acted() if a.split("(", 1)[0] in reads}
+    made = made_by(world.done, by_name)
     return Situation(
         facts=facts,
         goal=goal,
@@ -354,9 +355,9 @@ def situation(
         read_before=read_before,
         # the world's score fell after it this task: it hurt, as a recalled lesson says
         lessons=(set(lessons[0]), ({*lessons[1], *world.fell}) - set(lessons[0])),
-        made=made_by(world.done, by_name),
+        made=made,
         near=dict(near or {}),
-        rewarded=made_by(world.rose, by_name) & made_by(world.done, by_name),
+        rewarded=made_by(world.rose, by_name) & made,
         fetch_part=fetch_part,
         search_part=search_part,
     )
@@ -367,10 +368,9 @@ def made_by(done: Sequence[str], verbs: Mapping[str, VerbSpec]) -> frozenset[Ato
     their things, in the order done, less what a later act removed (where it went aside)."""
     out: set[Atom] = set()
     for text in done:
-        verb, _, rest = text.partition("(")
+        verb, args = parsed(text)
         spec = verbs.get(verb)
         if spec is not None:
-            args = [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
             _, adds, removes = (bind(a, args, None) for a in _effects(spec))
             out -= set(removes)
             out |= {a for a in adds if _ground(a) and "robot" not in a.args}
