@@ -272,7 +272,8 @@ class AgentConfig(StrictModel):
         default=True,
         description="With grounding=table: a step where the table leaves no choice (one "
         "candidate does or enables what is left, grounding.table.decided) is taken without "
-        "asking the model.",
+        "asking the model, and elsewhere the model chooses only among the candidates the "
+        "table leaves open (grounding.table.choice).",
     )
     critic_enabled: bool = True
     # Bounds on what enters state, checkpoints, memory and prompts from outside (a world, a

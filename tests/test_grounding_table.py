@@ -9,8 +9,11 @@ from robomemory.core import TASK_COMPLETE, Action, VerbSpec
 from robomemory.effects import Atom
 from robomemory.grounding.instructions import Instruction
 from robomemory.grounding.table import (
+    RANK,
     ROWS,
+    Placed,
     believed,
+    choice,
     decided,
     goal_parts,
     labels,
@@ -235,21 +238,58 @@ def test_a_guess_at_an_earlier_parts_tool_precedes_a_later_parts_act() -> None:
     ]
 
 
-def test_the_table_decides_only_where_one_candidate_does_or_enables_what_is_left():
+def at(action: Action, row: str, part: int = 0, near: float = 0.0) -> Placed:
+    """``action`` placed by ``row`` as :func:`ordered` ranks it: its row, goal part, nearness."""
+    return Placed(action, row, (0, part, RANK[row], -near))
+
+
+def test_the_table_decides_where_it_ranks_one_candidate_above_the_rest():
     take, go, read = act("pick_up(apple)"), act("navigate_to(kitchen)"), act("read(note)")
-    assert decided([take, go], ["instructed", "searches"]) == take
-    assert decided([take, go], ["enables", "irrelevant"]) == take
-    # two candidates serve the goal: a tie, the model's
-    assert decided([take, go], ["instructed", "achieves"]) is None
-    # the top only searches or guesses at a tool: which way, which tool, is the model's
-    assert decided([go, take], ["searches", "enables_some"]) is None
+    assert decided([at(take, "instructed"), at(go, "searches")]) == take
+    assert decided([at(take, "enables"), at(go, "irrelevant")]) == take
+    # two rows serve the goal: the better row leads, the table's order holds
+    assert decided([at(take, "instructed"), at(go, "achieves")]) == take
+    # the earlier part of the goal first; nearer relation first (a cushion to the sofa)
+    assert decided([at(take, "instructed", 0), at(go, "instructed", 1)]) == take
+    assert decided([at(take, "instructed", near=0.8), at(go, "instructed", near=0.3)]) == take
+    # two searches the table ranks equal: which way is the model's
+    assert decided([at(go, "searches"), at(act("navigate_to(hall)"), "searches")]) is None
     # an effect unknown or a recalled lesson beside it: the model weighs them
-    assert decided([take, read], ["instructed", "unknown"]) is None
-    assert decided([take, read], ["instructed", "helped"]) is None
+    assert decided([at(take, "instructed"), at(read, "unknown")]) is None
+    assert decided([at(take, "instructed"), at(read, "helped")]) is None
     # declaring the task done is never the table's to decide
-    assert decided([act(f"{TASK_COMPLETE}()")], ["instructed"]) is None
-    # no rows (the word rules' order): nothing decided
-    assert decided([take], []) is None
+    assert decided([at(act(f"{TASK_COMPLETE}()"), "instructed")]) is None
+    assert decided([]) is None
+
+
+def test_the_model_chooses_among_the_tie_and_what_the_table_cannot_judge():
+    take, go, read = act("pick_up(apple)"), act("navigate_to(kitchen)"), act("read(note)")
+    east, west = act("navigate_to(east)"), act("navigate_to(west)")
+    # which way to search is open; what only may be needed comes after
+    tie = [at(east, "searches"), at(west, "searches"), at(take, "enables_some")]
+    assert choice(tie) == [east, west]
+    # an effect unknown or a lesson stays open below the first row
+    assert choice([at(take, "instructed"), at(go, "irrelevant"), at(read, "unknown")]) == [
+        take,
+        read,
+    ]
+    # the first vetoed: the table knows nothing good, all are the model's
+    assert choice([at(go, "loops"), at(take, "refused")]) == [go, take]
+    # the task declared done first: the model judges whether it is
+    done = act(f"{TASK_COMPLETE}()")
+    assert choice([at(done, "instructed"), at(go, "searches")]) == [done, go]
+
+
+def test_the_order_ranks_equal_only_what_it_cannot_tell_apart():
+    # the apple to slice is unseen: two places not visited are searches ranked equal, the
+    # knife's take (a guess at what the slice needs) below them
+    ways = [act("pick_up(knife)"), act("navigate_to(cellar)"), act("navigate_to(garden)")]
+    world = WorldModel(path=[["look()", "s0", "kitchen"]])
+    now = situation(ways, VERBS, world, place="kitchen", held=(), left=[SLICE], missing=["apple"])
+    placed = ordered(ways, VERBS, now, "kitchen")
+    assert [p.row for p in placed][:2] == ["searches", "searches"]
+    assert placed[0].rank == placed[1].rank != placed[2].rank
+    assert choice(placed) == [ways[1], ways[2]]
 
 
 def test_every_row_has_words_for_the_prompt():
@@ -267,9 +307,9 @@ def test_declaring_done_with_no_typed_goal_is_the_models_judgement():
     # nothing read yet, or a goal only described: an end nothing asks for, placed last
     assert row(f"{TASK_COMPLETE}()", left=()) == "irreversible"
     assert row(f"{TASK_COMPLETE}()") == "completes"  # a part left: not done
-    # offered beside a decisive act, it leaves that act decided
+    # offered below an act the goal needs, it leaves that act decided
     take = act("pick_up(apple)")
-    assert decided([take, act(f"{TASK_COMPLETE}()")], ["enables", "irreversible"]) == take
+    assert decided([at(take, "enables"), at(act(f"{TASK_COMPLETE}()"), "irreversible")]) == take
 
 
 def test_a_thing_the_task_names_but_no_list_does_yet_is_the_goal_and_searched_for():

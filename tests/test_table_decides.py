@@ -19,7 +19,7 @@ def _planned(agent_config, make_agent, decides: bool):
     agent_config.table_decides = decides
     agent_config.max_steps = 20
     llm = first_candidate_llm()
-    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm)
     result = agent.run(thread_id=f"decides-{decides}")
     return result, llm.chat_model.calls.count("Plan")
 
@@ -46,7 +46,7 @@ def test_the_planner_reads_each_candidates_row(agent_config, make_agent):
         return minimal_instance(schema.model_json_schema())
 
     llm = StructuredLLM(ScriptedChatModel(responder=responder, calls=[], metered=False))
-    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm)
     agent.run(thread_id="rows")
     listed = [ln for ln in prompts[0].splitlines() if ln[:1].isdigit()]
     words = set(ROW_WORDS.values())
@@ -58,8 +58,28 @@ def test_react_is_decided_for_the_same_way(agent_config):
     agent_config.max_steps = 20
     llm = first_candidate_llm()
     agent = BaselineAgent(
-        "react", agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm
+        "react", agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm
     )
     result = agent.run()
     turns = llm.chat_model.calls.count("BaselineTurn")
     assert result.success and 0 < turns < result.steps
+
+
+def test_the_planner_chooses_only_among_what_the_table_leaves_open(agent_config, make_agent):
+    agent_config.grounding = "table"
+    agent_config.max_steps = 20
+    seen: list[list[str]] = []  # the rows of each list the planner was shown
+
+    def responder(schema, messages):
+        if schema.__name__ == "Plan":
+            listed = [ln for ln in message_text(messages).splitlines() if ln[:1].isdigit()]
+            seen.append([ln.split(" [", 1)[1].split("]")[0] for ln in listed])
+        return minimal_instance(schema.model_json_schema())
+
+    llm = StructuredLLM(ScriptedChatModel(responder=responder, calls=[], metered=False))
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room_cut")), llm)
+    agent.run(thread_id="open")
+    assert seen
+    open_words = {ROW_WORDS["unknown"], ROW_WORDS["helped"]}
+    for rows in seen:  # one row of the table, and what it cannot judge
+        assert len({r for r in rows if r not in open_words}) <= 1

@@ -274,6 +274,21 @@ def test_the_critic_rejects_an_irreversible_later_step_the_offered_list_does_not
     assert not withheld(Action(verb="sand", args=["leg"]), Briefing(), verbs)  # nothing grounded
 
 
+def test_the_critic_rejects_a_later_step_the_table_now_places_below_its_choice():
+    """Under the table a plan's later step is run only if the table still leaves it open:
+    one placed lower is planned again, the model never picks what the table ranks lower."""
+    from robomemory.core import Action
+    from robomemory.nodes.critic import below_table
+
+    take, go = Action(verb="pick_up", args=["vase"]), Action(verb="go", args=["north"])
+    now = Briefing(
+        candidates=[take, go], placed=["instructed", "searches"], choice=["pick_up(vase)"]
+    )
+    assert below_table(go, now) == "pick_up(vase)"
+    assert below_table(take, now) is None
+    assert below_table(go, Briefing(candidates=[take, go])) is None  # the word rules: no choice
+
+
 def test_the_critic_rejects_a_later_step_once_the_thing_the_task_states_is_here():
     """A plan made while the thing the task states was unseen: once its take leads the step's
     list, a later step that is another act is rejected without a model call (the robot had

@@ -96,6 +96,8 @@ class BaselineAgent:
             world, scene = world_parts(trajectory, obs.place, task, notes, done, path, states)
             limit = self.config.max_candidates
             briefing = brief(space, world, scene, limit=limit, order="table")
+            if self.config.table_decides:  # as the planner: only what the table leaves open
+                briefing = briefing.left_open()
             candidates, rows = briefing.candidates, briefing.placed
             pick = next((a for a in candidates if str(a) == briefing.decided), None)
             if pick is not None and self.config.table_decides:  # no choice: no call, as planned

@@ -31,7 +31,7 @@ from robomemory.grounding.offered import (
 )
 from robomemory.grounding.ranking import helped_now, unneeded_puts
 from robomemory.grounding.spent import fell_undone
-from robomemory.grounding.table import Placed, decided, ordered, situation
+from robomemory.grounding.table import Placed, choice, decided, ordered, situation
 from robomemory.grounding.world import WorldModel, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
@@ -55,6 +55,11 @@ class Briefing(BaseModel):
         default=None,
         description="with the table's order: the candidate it leaves no choice but "
         "(grounding.table.decided), else none",
+    )
+    choice: list[str] = Field(
+        default_factory=list,
+        description="with the table's order: the candidates it leaves the model to choose "
+        "among (grounding.table.choice), else empty",
     )
     last_result: str | None = Field(
         default=None, description="the newest step and the world's whole answer"
@@ -120,6 +125,17 @@ class Briefing(BaseModel):
         default_factory=list,
         description="every place visited: the things seen in each other place, 'place: a, b'",
     )
+
+    def left_open(self) -> Briefing:
+        """This briefing with only the candidates the table leaves open (``choice``), each
+        with its row; itself where the table set none (the word rules' order)."""
+        if not self.choice:
+            return self
+        keep = [i for i, a in enumerate(self.candidates) if str(a) in self.choice]
+        placed = [self.placed[i] for i in keep] if len(self.placed) == len(self.candidates) else []
+        return self.model_copy(
+            update={"candidates": [self.candidates[i] for i in keep], "placed": placed}
+        )
 
 
 def brief(
@@ -278,11 +294,12 @@ def table_briefing(
         offered, space, world, scene, routes, missing
     )
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
-    pick = decided(list(offered), [p.row for p in placed])
+    pick = decided(placed)
     return Briefing(
         candidates=list(offered),
         placed=[p.row for p in placed],
         decided=str(pick) if pick is not None else None,
+        choice=[str(a) for a in choice(placed)],
         last_result=last_result,
         left=[i.phrase for i in left],
         helped=helped_now(lessons[0], offered, world.done),

@@ -71,10 +71,8 @@ RANK = {row.label: i for i, row in enumerate(ROWS)}
 # Rows that serve a part of the goal: the first part left is served first, whatever the row
 # (a guess at what an earlier part needs comes before a later part's own act).
 _SERVING = frozenset({"instructed", "achieves", "enables", "fetches", "enables_some"})
-# Rows that leave no choice when one candidate alone carries one: it does, or makes possible,
-# what the goal asks. Everything else (which way to search, which tool, a lesson, an effect
-# unknown, declaring the task done) is the model's to judge.
-DECISIVE = frozenset({"instructed", "achieves", "enables"})
+# Rows the table cannot judge by: a lesson speaks for it, or its effect is unknown. They stay
+# the model's choice whatever leads.
 _OPEN = frozenset({"helped", "unknown"})
 
 
@@ -87,10 +85,13 @@ class GoalPart(NamedTuple):
 
 
 class Placed(NamedTuple):
-    """A candidate and the row that placed it."""
+    """A candidate, the row that placed it, and what the table ranked it by (its row, the
+    goal part it serves, how near its relation's sides are): candidates equal in ``rank``
+    are the table's ties."""
 
     action: Action
     row: str
+    rank: tuple[float, ...] = ()
 
 
 def bind(atoms: Sequence[Atom], args: Sequence[str], place: str | None) -> tuple[Atom, ...]:
@@ -479,7 +480,9 @@ def ordered(
             i,
         )
 
-    return [Placed(candidates[i], rows[i]) for i in sorted(range(len(candidates)), key=key)]
+    return [
+        Placed(candidates[i], rows[i], key(i)[:4]) for i in sorted(range(len(candidates)), key=key)
+    ]
 
 
 def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place: str | None) -> int:
@@ -496,13 +499,20 @@ def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place:
     return min(hits, default=len(now.goal))
 
 
-def decided(candidates: Sequence[Action], placed: Sequence[str]) -> Action | None:
-    """The candidate the table leaves no choice but, or None: the first candidate, placed by a
-    :data:`DECISIVE` row, with no other candidate placed by one, none whose effect is unknown
-    or a lesson speaks for, and not the declaration that the task is done."""
-    if not candidates or len(placed) != len(candidates) or placed[0] not in DECISIVE:
-        return None
-    rows = [r for a, r in zip(candidates, placed, strict=True) if a.verb != TASK_COMPLETE]
-    if candidates[0].verb == TASK_COMPLETE or _OPEN & set(rows):
-        return None
-    return candidates[0] if sum(row in DECISIVE for row in rows) == 1 else None
+def choice(placed: Sequence[Placed]) -> list[Action]:
+    """What the table leaves the model to choose among: the candidates it ranks equal to the
+    first (same row, same goal part, same nearness: which way to search, which tool), and
+    those whose effects it cannot judge (unknown, a lesson speaks for); all of them where
+    the first is vetoed (the table then knows nothing good) or declares the task done (the
+    model judges whether it is)."""
+    if not placed or placed[0].row in _VETO or placed[0].action.verb == TASK_COMPLETE:
+        return [p.action for p in placed]
+    top = placed[0].rank
+    return [p.action for p in placed if p.rank == top or p.row in _OPEN]
+
+
+def decided(placed: Sequence[Placed]) -> Action | None:
+    """The candidate the table leaves no choice but, or None: the only one it leaves open
+    (:func:`choice`), unless that declares the task done (never the table's to decide)."""
+    left = choice(placed)
+    return left[0] if len(left) == 1 and left[0].verb != TASK_COMPLETE else None

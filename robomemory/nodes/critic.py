@@ -23,6 +23,11 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         # action changed things): it cannot run, so there is nothing for the critic to judge.
         verdict = CriticVerdict(approve=False, reason=f"{action} is not possible now")
         return run.finish({"verdict": verdict.model_dump()})
+    config = run.ctx.config
+    if config.grounding == "table" and config.table_decides:
+        if first := below_table(action, briefing_of(state)):
+            verdict = CriticVerdict(approve=False, reason=f"the table places first: {first}")
+            return run.finish({"verdict": verdict.model_dump()})
     if withheld(action, briefing_of(state), space.verbs):
         verdict = CriticVerdict(approve=False, reason=f"{action} is not offered now")
         return run.finish({"verdict": verdict.model_dump()})
@@ -60,3 +65,11 @@ def superseded(action: Action, briefing: Briefing) -> str | None:
     back past the room where the sought thing came into sight carried the robot off)."""
     first = briefing.stated_first
     return first[1] if first and str(action) != first[1] else None
+
+
+def below_table(action: Action, briefing: Briefing) -> str | None:
+    """The table's first candidate where a later plan step is not among what the table now
+    leaves open (``Briefing.choice``): the step is planned again, without a model call where
+    the table decides, so the model never picks what the table places lower."""
+    open_ = briefing.choice
+    return open_[0] if open_ and str(action) not in open_ else None

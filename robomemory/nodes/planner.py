@@ -22,6 +22,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     space = action_space(run.ctx, state)
     config = run.ctx.config
     briefing = briefing_of(state)
+    if _table_confines(config):  # the model chooses only what the table leaves open
+        briefing = briefing.left_open()
     candidates = briefing.candidates
     schema = make_plan_model(space, config.max_plan_len, candidates, config.min_plan_len)
     verdict = state.get("verdict")
@@ -62,6 +64,12 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 def _table_pick(config: AgentConfig, briefing: Briefing) -> Action | None:
     """The table's pick where it leaves no choice (the briefing's ``decided``), when asked to
     decide such steps and the planner is not made to plan ahead."""
-    if config.grounding != "table" or not config.table_decides or config.min_plan_len > 1:
+    if not _table_confines(config) or config.min_plan_len > 1:
         return None
     return next((a for a in briefing.candidates if str(a) == briefing.decided), None)
+
+
+def _table_confines(config: AgentConfig) -> bool:
+    """Whether the table's order binds the planner: it takes what the table decides and
+    chooses among what it leaves open (config ``table_decides`` under ``grounding=table``)."""
+    return config.grounding == "table" and config.table_decides
