@@ -41,8 +41,9 @@ from robomemory.grounding import (
 )
 from robomemory.grounding.briefing import lessons_off_moves
 from robomemory.grounding.choice import answers
+from robomemory.grounding.goal_words import class_verbs
 from robomemory.grounding.offered import missing_things, offer
-from robomemory.grounding.ranking import class_verbs, relations_for_others, stated_things
+from robomemory.grounding.ranking import relations_for_others, stated_things
 from robomemory.grounding.states import update_states
 from robomemory.nodes.ground import relation_affinity
 from robomemory.prompts.planner import planner_user

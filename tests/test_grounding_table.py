@@ -389,3 +389,46 @@ def test_a_thing_the_task_states_with_no_act_is_put_somewhere():
     # its take is what every such act needs first; where it goes is left open
     assert row("pick_up(apple)", left=(), task=task) == "enables"
     assert row("cook(apple, grill)", left=(), task=task, held=("apple",)) == "instructed"
+
+
+def test_where_a_stated_thing_was_put_in_vain_it_is_not_put_again_and_the_rest_are_fetched():
+    task = "The dinner is almost ready! It's only missing a grilled apple."
+    put = "put_down_to(apple, chest)"
+    done = ("pick_up(apple)", put, "pick_up(apple)")  # put in the chest, no score, taken back
+    assert row(put, left=(), task=task, held=("apple",), done=done) != "instructed"
+    assert row(put, left=(), task=task, held=("apple",), done=done[:1]) == "instructed"
+    # the places where a put onto another thing was offered are the ways on
+    world = WorldModel(
+        done=list(done),
+        put_onto={"chest": "bedroom", "grill": "yard"},
+        path=[["look()", "s0", "bedroom"]],
+    )
+    ways = [act(put), act("navigate_to(yard)"), act("navigate_to(hall)")]
+    now = situation(ways, VERBS, world, place="bedroom", held=("apple",), left=[],
+                    missing=[], task=task)  # fmt: skip
+    placed = {str(p.action): p.row for p in ordered(ways, VERBS, now, "bedroom")}
+    assert placed["navigate_to(yard)"] == "fetches"
+    assert placed["navigate_to(hall)"] != "fetches"
+
+
+def test_a_thing_opened_in_one_place_is_not_the_same_named_thing_in_another():
+    # every room has its "door to north": the kitchen's opened, the hall's is still a search
+    path = [
+        ["look()", "s0", "kitchen"],
+        ["open(door to north)", "s1", "kitchen"],
+        ["navigate_to(hall)", "s2", "hall"],
+    ]
+    opened = {"door to north": "open"}
+    search = dict(left=(), missing=["coin"], path=path, states=opened, task="find the coin")
+    assert row("open(door to north)", place="hall", **search) == "searches"
+    assert row("open(door to north)", place="kitchen", **search) != "searches"
+
+
+def test_an_act_on_nothing_left_to_do_elsewhere_is_fetched_where_it_was_offered():
+    # "wiggle" was offered in the kitchen only; from the yard the way there serves it
+    wiggle = Instruction("wiggle", None, "wiggle")
+    world = WorldModel(acts_at={"wiggle": "kitchen"}, path=[["look()", "s0", "yard"]])
+    ways = [act("navigate_to(hall)"), act("navigate_to(kitchen)")]
+    now = situation(ways, VERBS, world, place="yard", held=(), left=[wiggle], missing=[])
+    placed = {str(p.action): p.row for p in ordered(ways, VERBS, now, "yard")}
+    assert placed == {"navigate_to(kitchen)": "fetches", "navigate_to(hall)": "irrelevant"}

@@ -114,7 +114,7 @@ def test_a_tidy_up_task_asks_its_verbs_of_a_class_of_things():
         verbs = ex.action_space().verbs
     finally:
         ex.close()
-    from robomemory.grounding.ranking import class_verbs
+    from robomemory.grounding.goal_words import class_verbs
 
     assert class_verbs(task, verbs) == ["pick_up", "put_down_to"]
 

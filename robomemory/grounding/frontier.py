@@ -306,6 +306,14 @@ def revealed_things(actions: Sequence[str], verbs: Sequence[VerbSpec]) -> set[st
     return out
 
 
+def revealed_at(path: Sequence[Sequence], verbs: Sequence[VerbSpec], place: str | None) -> set[str]:
+    """The things a reveal acted on while the robot was at ``place`` (``WorldModel.path``:
+    an act is taken where the step before it ended). Names are per place: every room of a
+    house may have its "door to north", and opening one opens no other."""
+    taken = [str(s[0]) for b, s in zip(path, path[1:], strict=False) if b[2] == place]
+    return revealed_things(taken, verbs)
+
+
 def update_seen(
     seen: Mapping[str, str],
     place: str | None,

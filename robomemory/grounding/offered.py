@@ -29,6 +29,7 @@ from robomemory.grounding.frontier import (
     searched_out,
     toward_task_places,
 )
+from robomemory.grounding.goal_words import class_verbs, state_named, state_relations
 from robomemory.grounding.instructions import (
     SENTENCE,
     Instruction,
@@ -50,7 +51,6 @@ from robomemory.grounding.notes import goal_note
 from robomemory.grounding.ranking import (
     WHOLE_VERB_SHOWN,
     by_relevance,
-    class_verbs,
     committed_things,
     cut_per_verb,
     held_for_later,
@@ -62,8 +62,6 @@ from robomemory.grounding.ranking import (
     needs_of,
     relations_for_others,
     room_for_tool,
-    state_named,
-    state_relations,
     stated_things,
     takes_unasked,
     takes_unneeded,

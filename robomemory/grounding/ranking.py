@@ -11,6 +11,9 @@ from collections.abc import Collection, Mapping, Sequence
 from itertools import takewhile
 
 from robomemory.core import TASK_COMPLETE, Action, VerbSpec
+from robomemory.grounding.goal_words import DEFINITE as _DEFINITE
+from robomemory.grounding.goal_words import LINKS_PAST as _LINKS
+from robomemory.grounding.goal_words import PARTICLES as _PARTICLES
 from robomemory.grounding.instructions import (
     INSTRUCTION_WORDS,
     SENTENCE,
@@ -22,7 +25,7 @@ from robomemory.grounding.instructions import (
 )
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import FILLER, LINKS, WORD, first_at, holds, parsed, word_list, words
+from robomemory.grounding.text import FILLER, WORD, first_at, holds, parsed, word_list, words
 
 _NOT_NAMED = 1 << 30
 WHOLE_VERB_SHOWN = 8  # actions of a verb the cut keeps whole (see cut_per_verb)
@@ -318,82 +321,6 @@ def _named_after(said: Sequence[str], core: Sequence[str]) -> set[str]:
 
 
 _ARTICLES = frozenset({"the", "a", "an"})
-# Words that make what follows a take one thing, not a class ("take the", "pick it up").
-_DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
-_PARTICLES = frozenset({"up", "down"})
-# Words between a verb and its thing ("focus on the thing", "put it into").
-_LINKS = _PARTICLES | LINKS
-# Words that name many things at once ("place them", "take all").
-_MANY = frozenset({"them", "all", "every", "each", "these", "those"})
-
-
-def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
-    """The verbs of things (not moves) a sentence of ``task`` asks of a class of things, in
-    the order it names them: a plural pronoun or a bare plural follows ("pick up objects,
-    then place them in their usual locations" -> pick_up, put_down_to). Any thing the verb
-    is offered on may be one."""
-    moves = meanings(verbs).moves
-    found: list[tuple[int, int, str]] = []
-    for k, sentence in enumerate(SENTENCE.split(task)):
-        said = WORD.findall(sentence.lower())
-        for verb in verbs:
-            if verb.name in moves or not verb.arg_kinds:
-                continue
-            for form in (verb.name, *verb.aliases):
-                core = [w for w in WORD.findall(form.lower()) if w not in _PARTICLES]
-                at = [i for i, w in _things_after(said, core) if _plural(w)] if core else []
-                found += [(k, i, verb.name) for i in at[:1]]
-    return list(dict.fromkeys(name for _, _, name in sorted(found)))
-
-
-def class_relations(
-    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
-) -> list[Action]:
-    """The candidates that relate two things by a verb ``task`` asks of a class of things
-    (:func:`class_verbs`: "place them in their usual locations"): where each goes is the
-    robot's judgement, which how near the two names are in meaning informs."""
-    many = class_verbs(task, verbs)
-    return [a for a in candidates if a.verb in many and len(a.args) > 1]
-
-
-def state_relations(
-    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str, held: Collection[str]
-) -> list[Action]:
-    """The candidates that relate a held thing to another where a sentence of ``task`` names
-    the held thing and no act of the API ("It's only missing a polished vase": a state of the
-    vase is the goal, and where it goes makes it): which relation is the robot's judgement,
-    which how near the other thing is to the task's words informs."""
-    moves = meanings(verbs).moves
-    named = state_named(task, verbs, held)
-    return [a for a in candidates if a.verb not in moves and len(a.args) > 1 and a.args[0] in named]
-
-
-def state_named(task: str, verbs: Sequence[VerbSpec], things: Collection[str]) -> set[str]:
-    """The ``things`` a sentence of ``task`` that names no act of the API names, every word
-    ("It's only missing a polished vase": the vase, its state the goal)."""
-    named: set[str] = set()
-    for sentence in SENTENCE.split(task):
-        said = words(sentence)
-        if said and not named_verbs(sentence, verbs):
-            named |= {t for t in things if words(t) and words(t) <= said}
-    return named
-
-
-def _things_after(said: Sequence[str], core: Sequence[str]) -> list[tuple[int, str]]:
-    """(where, word): the first word past the links after each mention of ``core``."""
-    n, out = len(core), []
-    for i in range(len(said) - n + 1):
-        if list(said[i : i + n]) == list(core):
-            rest = [w for w in said[i + n :] if w not in _LINKS]
-            out += [(i, w) for w in rest[:1]]
-    return out
-
-
-def _plural(word: str) -> bool:
-    """A plural pronoun or a plural noun's ending ("objects"; not "glass", "bus", "this")."""
-    return word in _MANY or (
-        word not in _DEFINITE and word.endswith("s") and not word.endswith(("ss", "us", "is"))
-    )
 
 
 def _definite_after(said: Sequence[str], form: Sequence[str]) -> bool:

@@ -20,16 +20,18 @@ from typing import NamedTuple
 from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.effects import Atom, matches, parse_atoms
 from robomemory.grounding.frontier import (
+    act_moves,
     closed_at,
     exploration,
     fetch_moves,
     moves_led,
+    revealed_at,
     revealed_things,
 )
+from robomemory.grounding.goal_words import class_verbs, state_named
 from robomemory.grounding.instructions import Instruction, unseen_things
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.ranking import class_verbs, state_named
 from robomemory.grounding.spent import refused_in_this_state
 from robomemory.grounding.text import first_at, parsed, word_list
 from robomemory.grounding.world import WorldModel
@@ -239,6 +241,11 @@ def _some(part: GoalPart) -> bool:
     return bool(part.act.args) and all(a.startswith("?") for a in part.act.args)
 
 
+def _open(part: GoalPart) -> bool:
+    """The part leaves some argument open (``?x``, ``?y``): which thing is not fixed."""
+    return any(a.startswith("?") for a in part.act.args)
+
+
 def _elsewise(action: Action, part: GoalPart) -> bool:
     """``action`` is the part's verb on its thing at arguments other than its words fix."""
     want = part.act
@@ -262,6 +269,7 @@ class Situation(NamedTuple):
     rewarded: frozenset[Atom] = frozenset()  # what acts the score rose after made true
     fetch_part: Mapping[str, int] = {}  # fetch move -> the first goal part its thing serves
     search_part: int | None = None  # the first goal part a thing searched for serves
+    tried: frozenset[str] = frozenset()  # acts done this task the score did not rise after
 
 
 def situation(
@@ -310,7 +318,7 @@ def situation(
             verbs,
             here=place,
             visited=visited_places(world.path),
-            revealed=revealed_things(world.acted(), verbs),
+            revealed=revealed_at(world.path, verbs, place),
             routes=routes,
             exits=world.exits,
             closed=closed_at(
@@ -340,6 +348,24 @@ def situation(
         things = [*part.act.args, *(t for j, n in needed if j == i for t in n.args if _ground(n))]
         for move in fetching(things):
             fetch_part.setdefault(str(move), i)
+    tried = frozenset(a for a in world.done if a not in world.rose)
+    for i, part in enumerate(goal):  # a held thing to put somewhere: the ways to untried places
+        onto = untried_onto(part, held, world.put_onto, tried)
+        at = {o: world.put_onto[o] for o in onto}
+        for move in fetch_moves(
+            onto, candidates, verbs, here=place, seen=at, in_place=onto, layout=layout
+        ):
+            fetch_part.setdefault(str(move), i)
+            if move not in fetched:
+                fetched.append(move)
+    for i, part in enumerate(goal):  # an act on nothing offered elsewhere: the way back there
+        if not part.act.args:
+            for move in act_moves(
+                part.act.verb, candidates, verbs, here=place, acts_at=world.acts_at, layout=layout
+            ):
+                fetch_part.setdefault(str(move), i)
+                if move not in fetched:
+                    fetched.append(move)
     searched = set(missing)
     search_part = next((i for i, p in enumerate(goal) if searched & set(p.act.args)), None)
     reads = meanings(verbs).reads
@@ -361,7 +387,22 @@ def situation(
         rewarded=made_by(world.rose, by_name) & made,
         fetch_part=fetch_part,
         search_part=search_part,
+        tried=tried,
     )
+
+
+def untried_onto(
+    part: GoalPart, held: Collection[str], put_onto: Mapping[str, str], tried: Collection[str]
+) -> list[str]:
+    """Where a part that puts its held thing somewhere open (``?y``) may still put it: the
+    things a put onto was offered at (``WorldModel.put_onto``) it was not put onto in vain
+    (``tried``: done, the score did not rise)."""
+    args = part.act.args
+    if len(args) < 2 or args[0] not in held or not args[1].startswith("?"):
+        return []
+    acted = [parsed(t)[1] for t in tried]
+    done = {(a[0], a[-1]) for a in acted if len(a) >= 2}  # (thing, where), whatever the verb
+    return [o for o in put_onto if o != args[0] and (args[0], o) not in done]
 
 
 def made_by(done: Sequence[str], verbs: Mapping[str, VerbSpec]) -> frozenset[Atom]:
@@ -406,8 +447,11 @@ def labels(
     def backward(i: int) -> bool:  # undoes what this part or a later one made (put, retake)
         return any(matches(a, r) for p in now.goal[i:] for a in p.atoms for r in own_undo)
 
-    if any(_does(action, p) and not (_some(p) and backward(i)) for i, p in enumerate(now.goal)):
-        out.add("instructed")
+    if any(
+        _does(action, p) and not (_some(p) and backward(i)) and not (_open(p) and key in now.tried)
+        for i, p in enumerate(now.goal)
+    ):
+        out.add("instructed")  # an open part's act done in vain is no longer what it asks
     if "instructed" not in out and any(matches(r, m) for r in removes for m in now.rewarded):
         out.add("undoes")  # takes back what the world's score rose for
     # a part's act at other arguments than its words fix (roast what is to be grilled) does

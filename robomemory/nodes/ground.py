@@ -12,8 +12,8 @@ from robomemory.context import AgentContext
 from robomemory.core import Action, Route, VerbSpec
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding import Scene, WorldModel, brief
+from robomemory.grounding.goal_words import class_relations, state_relations
 from robomemory.grounding.loops import visited_places
-from robomemory.grounding.ranking import class_relations, state_relations
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
 from robomemory.memory.temporal import step_line

@@ -1,0 +1,89 @@
+"""How a task's words name its goal beyond an instruction on one thing (pure): an act asked of
+a class of things ("pick up objects, then place them"), and a thing named with no act, its
+state the goal ("only missing a polished vase"). The effects table types both as goal parts."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from robomemory.core import Action, VerbSpec
+from robomemory.grounding.instructions import SENTENCE, named_verbs
+from robomemory.grounding.meanings import meanings
+from robomemory.grounding.text import LINKS, WORD, words
+
+# Words that make what follows one thing, not a class ("take the", "pick it up").
+DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
+PARTICLES = frozenset({"up", "down"})
+# Words between a verb and its thing ("focus on the thing", "put it into").
+LINKS_PAST = PARTICLES | LINKS
+# Words that name many things at once ("place them", "take all").
+MANY = frozenset({"them", "all", "every", "each", "these", "those"})
+
+
+def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
+    """The verbs of things (not moves) a sentence of ``task`` asks of a class of things, in
+    the order it names them: a plural pronoun or a bare plural follows ("pick up objects,
+    then place them in their usual locations" -> pick_up, put_down_to). Any thing the verb
+    is offered on may be one."""
+    moves = meanings(verbs).moves
+    found: list[tuple[int, int, str]] = []
+    for k, sentence in enumerate(SENTENCE.split(task)):
+        said = WORD.findall(sentence.lower())
+        for verb in verbs:
+            if verb.name in moves or not verb.arg_kinds:
+                continue
+            for form in (verb.name, *verb.aliases):
+                core = [w for w in WORD.findall(form.lower()) if w not in PARTICLES]
+                at = [i for i, w in _things_after(said, core) if _plural(w)] if core else []
+                found += [(k, i, verb.name) for i in at[:1]]
+    return list(dict.fromkeys(name for _, _, name in sorted(found)))
+
+
+def class_relations(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
+) -> list[Action]:
+    """The candidates that relate two things by a verb ``task`` asks of a class of things
+    (:func:`class_verbs`: "place them in their usual locations"): where each goes is the
+    robot's judgement, which how near the two names are in meaning informs."""
+    many = class_verbs(task, verbs)
+    return [a for a in candidates if a.verb in many and len(a.args) > 1]
+
+
+def state_relations(
+    candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str, held: Collection[str]
+) -> list[Action]:
+    """The candidates that relate a held thing to another where a sentence of ``task`` names
+    the held thing and no act of the API ("It's only missing a polished vase": a state of the
+    vase is the goal, and where it goes makes it): which relation is the robot's judgement,
+    which how near the other thing is to the task's words informs."""
+    moves = meanings(verbs).moves
+    named = state_named(task, verbs, held)
+    return [a for a in candidates if a.verb not in moves and len(a.args) > 1 and a.args[0] in named]
+
+
+def state_named(task: str, verbs: Sequence[VerbSpec], things: Collection[str]) -> set[str]:
+    """The ``things`` a sentence of ``task`` that names no act of the API names, every word
+    ("It's only missing a polished vase": the vase, its state the goal)."""
+    named: set[str] = set()
+    for sentence in SENTENCE.split(task):
+        said = words(sentence)
+        if said and not named_verbs(sentence, verbs):
+            named |= {t for t in things if words(t) and words(t) <= said}
+    return named
+
+
+def _things_after(said: Sequence[str], core: Sequence[str]) -> list[tuple[int, str]]:
+    """(where, word): the first word past the links after each mention of ``core``."""
+    n, out = len(core), []
+    for i in range(len(said) - n + 1):
+        if list(said[i : i + n]) == list(core):
+            rest = [w for w in said[i + n :] if w not in LINKS_PAST]
+            out += [(i, w) for w in rest[:1]]
+    return out
+
+
+def _plural(word: str) -> bool:
+    """A plural pronoun or a plural noun's ending ("objects"; not "glass", "bus", "this")."""
+    return word in MANY or (
+        word not in DEFINITE and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    )
