@@ -273,6 +273,9 @@ def test_the_model_chooses_among_the_tie_and_what_the_table_cannot_judge():
         take,
         read,
     ]
+    # the first's effect unknown (a world that declares none): all but the vetoed are open
+    unknown = [at(read, "unknown"), at(go, "irrelevant"), at(take, "refused")]
+    assert choice(unknown) == [read, go]
     # the first vetoed: the table knows nothing good, all are the model's
     assert choice([at(go, "loops"), at(take, "refused")]) == [go, take]
     # the task declared done first: the model judges whether it is

@@ -548,9 +548,11 @@ def choice(placed: Sequence[Placed]) -> list[Action]:
     first (same row, same goal part, same nearness: which way to search, which tool), and
     those whose effects it cannot judge (unknown, a lesson speaks for); all of them where
     the first is vetoed (the table then knows nothing good) or declares the task done (the
-    model judges whether it is)."""
+    model judges whether it is); all but the vetoed where it cannot judge the first."""
     if not placed or placed[0].row in _VETO or placed[0].action.verb == TASK_COMPLETE:
         return [p.action for p in placed]
+    if placed[0].row in _OPEN:  # it cannot judge the first: nothing below it is judged out
+        return [p.action for p in placed if p.row not in _VETO]
     top = placed[0].rank
     return [p.action for p in placed if p.rank == top or p.row in _OPEN]
 
