@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
+from pydantic import ConfigDict
 from typing_extensions import TypedDict
 
 from robomemory.action_model import ObservedEffect
@@ -50,48 +51,82 @@ class Verdict(TypedDict):
 
 
 class AgentState(TypedDict, total=False):
-    """The graph's state; see docs/ARCHITECTURE.md for which node reads and writes what."""
+    """The graph's state; see docs/ARCHITECTURE.md for which node reads and writes what. Each
+    field's docstring is its description in the graph's JSON schema (LangGraph Studio)."""
+
+    __pydantic_config__ = ConfigDict(use_attribute_docstrings=True)  # type: ignore[misc]
 
     # task and handles
     task: str
+    """The task in the world's or the user's words, whole."""
     handles: dict[str, str]
+    """Memory handles (MemoryHandles: robot, episode, spatial graph, semantic and episodic
+    collections): names of stores, never live clients."""
     step: int
+    """Steps executed so far in this task."""
     # perception
-    observation: dict[str, Any]  # Observation.model_dump(): observation_of()
+    observation: dict[str, Any]
+    """The newest observation (Observation.model_dump(): text, images, place, score)."""
     summary: str
+    """The step summarizer's one line on what the last step changed."""
     queries: list[str]
-    relations: list[list[str]] | None  # G_new [subject, relation, object] from the world's words
+    """The query generator's memory queries for this step."""
+    relations: list[list[str]] | None
+    """G_new: [subject, relation, object] triples read from the world's words this step."""
     # memory
     temporal: list[str]
-    compressed: dict[str, str] | None  # {"of": buffer_key, "summary"}: made beside perceive
+    """The temporal memory's buffer of recent step summaries, oldest first."""
+    compressed: dict[str, str] | None
+    """The temporal compression made beside perceive: {"of": buffer key, "summary"}."""
     recalled: Annotated[dict[str, str], merge_dicts]
-    in_view: Annotated[dict[str, list[str]], merge_dicts]  # long-term lines recalled this task
+    """What each memory branch recalled this step, by branch (temporal, spatial, ...)."""
+    in_view: Annotated[dict[str, list[str]], merge_dicts]
+    """Long-term memory lines recalled so far this task, by branch (shown once each)."""
     condensed: list[dict]
+    """The condenser's summaries of older context (the OpenHands-style condenser)."""
     working_memory: str
+    """The planner's context: the task, then what memory and the condenser give."""
     # planning
-    plan: list[dict[str, Any]]  # Action.model_dump() each: current_plan()
+    plan: list[dict[str, Any]]
+    """The current plan: Action.model_dump() per step, the first chosen among candidates."""
     plan_index: int
+    """The plan's next step to run."""
     plan_reason: str
-    briefing: dict[str, Any]  # Briefing.model_dump(): what ground told planner and critic
-    verdict: Verdict | None  # approves()
+    """Why the plan is what it is: the table's row, or the fallback's reason."""
+    briefing: dict[str, Any]
+    """What the ground node told planner and critic this step (Briefing.model_dump())."""
+    verdict: Verdict | None
+    """The critic's verdict on the plan's next step (none: approved)."""
     replans: int
+    """Plans rejected by the critic so far in this task."""
     # execution (the full step records are in the episode log, not here)
-    last_result: dict[str, Any] | None  # ActionResult.model_dump(mode='json'): last_result_of()
-    trajectory: Annotated[list[TrajectoryStep], recent_window]  # the newest steps, compact
-    world: dict[str, Any]  # WorldModel.model_dump(): what the world showed this task
-    # the action model (action_model.py): {"world": world kind, "effects": [...]} recalled at
-    # the start, and this task's acts' effects as seen, merged per (verb, kind), bounded
+    last_result: dict[str, Any] | None
+    """The last action's result (ActionResult.model_dump(mode='json'))."""
+    trajectory: Annotated[list[TrajectoryStep], recent_window]
+    """The newest steps, compact (the whole record is in the episode log)."""
+    world: dict[str, Any]
+    """The world model: what the world showed this task (WorldModel.model_dump())."""
     learned_effects: dict[str, Any]
-    observed_effects: list[dict[str, Any]]  # ObservedEffect.to_json() each
+    """Effects recalled at the start for this world's verbs: {"world": kind, "effects"}."""
+    observed_effects: list[dict[str, Any]]
+    """This task's acts' effects as seen, merged per (verb, kind), bounded."""
     # outcome and accounting
     done: bool
+    """Whether the episode is over."""
     success: bool
+    """Whether the task was won."""
     end_reason: str
+    """Why the episode ended (won, task_complete, max_steps, ...)."""
     score: float | None
+    """The world's score after the last step, where it keeps one."""
     max_score: float | None
-    routes_recalled: int  # ways between places the spatial map gave navigation at the start
+    """The world's highest score, where it tells it."""
+    routes_recalled: int
+    """Ways between places the spatial map gave navigation at the start."""
     usage: Annotated[dict[str, dict], sum_usage]
+    """Model calls, tokens and seconds per node, summed over the task."""
     consolidation: dict
+    """What consolidation wrote to long-term memory at the task's end."""
 
 
 def observation_of(state: Mapping[str, Any]) -> Observation:

@@ -2,6 +2,7 @@
 
 from robomemory.context import RunContext
 from robomemory.graphs.builder import BRANCHES, build_graph
+from robomemory.state import AgentState
 
 
 def _edges(graph) -> set[tuple[str, str]]:
@@ -57,6 +58,15 @@ def test_without_critic_there_is_no_critic_node():
     g = build_graph(critic_enabled=False).compile()
     assert "critic" not in g.get_graph().nodes
     assert ("ground", "executor") in _edges(g)
+
+
+def test_every_field_of_the_state_is_described_in_its_schema():
+    """LangGraph Studio shows a thread's state by the graph's JSON schema: each field of
+    AgentState carries its docstring there."""
+    fields = build_graph(context_schema=RunContext).compile().get_input_jsonschema()["properties"]
+    assert set(fields) == set(AgentState.__annotations__)
+    bare = [name for name, f in fields.items() if len(f.get("description", "")) < 15]
+    assert not bare, bare
 
 
 def test_the_graph_publishes_its_input_and_output_schemas():
