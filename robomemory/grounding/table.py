@@ -9,7 +9,9 @@ API's verbs) with the relations its act makes true.
 
 :data:`ROWS` is the whole order: the first row whose label a candidate carries places it, rows
 in table order; ties keep the goal's order, then the nearest search, then the world's order.
-:func:`ordered` returns each candidate with the row that placed it (the step's trace).
+:func:`ordered` returns each candidate with the row that placed it (the step's trace);
+:func:`choice` is what the order leaves the model to choose among, :func:`decided` the step
+it leaves no choice but.
 """
 
 from __future__ import annotations
