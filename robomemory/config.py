@@ -263,14 +263,9 @@ class AgentConfig(StrictModel):
         description="Actions possible now shown to the planner, critic and baselines, best "
         "ranked first (None: all).",
     )
-    grounding: Literal["rules", "table"] = Field(
-        default="rules",
-        description="How the offered actions are ordered: rules (the word rules of "
-        "grounding.offered) or table (one labelling by effects, grounding.table's rows).",
-    )
     table_decides: bool = Field(
         default=True,
-        description="With grounding=table: a step where the table leaves no choice (one "
+        description="A step where the effects table leaves no choice (one "
         "candidate does or enables what is left, grounding.table.decided) is taken without "
         "asking the model, and elsewhere the model chooses only among the candidates the "
         "table leaves open (grounding.table.choice).",

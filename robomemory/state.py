@@ -167,5 +167,7 @@ def observed_of(state: Mapping[str, Any]) -> list[ObservedEffect]:
 
 
 def briefing_of(state: Mapping[str, Any]) -> Briefing:
-    """The step's briefing (an empty one before ``ground`` ran)."""
-    return Briefing.model_validate(state.get("briefing") or {})
+    """The step's briefing (an empty one before ``ground`` ran); fields a checkpoint written
+    by an earlier version holds and this one dropped are left out."""
+    kept = {k: v for k, v in (state.get("briefing") or {}).items() if k in Briefing.model_fields}
+    return Briefing.model_validate(kept)

@@ -18,6 +18,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from robomemory.cli import main as cli
 from robomemory.eval import runner as runner_module
+from robomemory.eval.bench import suite as suite_module
 from robomemory.eval.picks import (
     check_worlds,
     load_suite_file,
@@ -58,8 +59,18 @@ class LookThenStop(PlanScript):
 
 @pytest.fixture
 def fake_model(monkeypatch, tmp_path):
-    """The bench's model and embedder are FAKES: every plan is look(), then task_complete()."""
+    """The bench's model and embedder are FAKES: every plan is look(), then task_complete().
+    The planner is asked every step (the effects table deciding none) and offered every action
+    possible now (uncut), as the fake scripts."""
     monkeypatch.setenv("ROBOMEMORY_HOME", str(tmp_path / "home"))
+    config_from_args = suite_module.config_from_args
+
+    def asked_every_step(args):
+        cfg = config_from_args(args)
+        cfg.table_decides, cfg.max_candidates = False, None
+        return cfg
+
+    monkeypatch.setattr(suite_module, "config_from_args", asked_every_step)
     turns = {"n": 0}
 
     def one_action(_messages):

@@ -30,6 +30,8 @@ def _checkpoint_sizes(db) -> list[int]:
 
 def test_checkpoint_size_stays_flat_as_an_episode_grows(agent_config, make_agent, tmp_path):
     agent_config.max_steps = 3 * RECENT_STEPS
+    agent_config.table_decides = False  # the planner is asked every step: it never ends,
+    agent_config.max_candidates = None  # and every action possible now is offered: look() too
     llm = scripted_llm({"Plan": plan_of(("look", []), ("inventory", []))})
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="long")

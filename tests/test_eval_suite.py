@@ -70,6 +70,9 @@ def harness(tmp_path):
     )
     cfg = AgentConfig()
     cfg.model.provider = "fake"
+    # the model is asked every step (the effects table deciding none) and offered every action
+    # possible now, so the walkthrough's plans (their later steps for the critic) are played
+    cfg.table_decides, cfg.max_candidates = False, None
 
     def make(factory_fn=factory):
         return SuiteRunner(

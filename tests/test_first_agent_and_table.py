@@ -49,8 +49,11 @@ def test_the_fake_provider_answers_the_first_candidate_and_approves():
 
 def test_the_first_agent_plays_without_the_suites_model(tmp_path):
     """``first`` runs RoboMemory's graph on the fake model: the suite's model (here one that
-    fails the test if asked) is never called, no token is counted, and the record says so."""
+    fails the test if asked) is never called, no token is counted, and the record says so.
+    Steps the effects table decides ask no model; the second game (a cut) leaves it choices,
+    which the fake model makes."""
     suite = get_suite("tiny")
+    assert [t.id for t in suite.tasks[:2]] == ["tw-cooking_1room", "tw-cooking_1room_cut"]
     runner = SuiteRunner(
         suite,
         tmp_path / "out",
@@ -59,12 +62,15 @@ def test_the_first_agent_plays_without_the_suites_model(tmp_path):
         embedder=DeterministicFakeEmbedding(size=32),
         show_progress=False,
     )
-    [record] = runner.run(["first"], attempts=1, episodes=1)
-    assert record.error is None
-    assert record.model == "fake:first-candidate"
-    assert record.usage["planner"]["calls"] >= record.steps > 0
-    assert record.prompt_tokens == 0 and record.completion_tokens == 0
-    assert record.success  # the bundled game is won by the rules alone
+    records = runner.run(["first"], attempts=1, episodes=2)
+    assert len(records) == 2
+    for record in records:
+        assert record.error is None
+        assert record.model == "fake:first-candidate"
+        assert record.usage["planner"]["calls"] <= record.steps  # decided steps: no call
+        assert record.prompt_tokens == 0 and record.completion_tokens == 0
+        assert record.success  # the bundled games are won by the table's first candidate
+    assert records[1].usage["planner"]["calls"] > 0  # the fake model chose where left a choice
 
 
 def _record(agent: str, task: str, success: bool, steps: int, wall: float) -> EpisodeRecord:

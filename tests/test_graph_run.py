@@ -19,6 +19,15 @@ from robomemory.graphs.agent import build_agent
 from robomemory.testing import PlanScript, message_text, plan_of, scripted_llm
 
 
+@pytest.fixture(autouse=True)
+def ask_the_planner_every_step(agent_config):
+    """These tests script the planner's answers step by step: it is asked at every step, the
+    effects table deciding none (``table_decides``), and offered every action possible now
+    (uncut, still in the table's order), so each scripted action the world affords is one."""
+    agent_config.table_decides = False
+    agent_config.max_candidates = None
+
+
 def walkthrough_planner(game: str) -> PlanScript:
     """Plan answers that follow the game's walkthrough one action per plan."""
     actions = iter(walkthrough_actions(bundled_game(game)))

@@ -78,9 +78,11 @@ def row(
     task="",
     fell=(),
     rose=(),
+    score=None,
 ) -> str:
     candidates = [act(c) for c in [candidate, *offered]]
     world = WorldModel(
+        score=score,
         seen=seen or {},
         states=states or {},
         path=[list(s) for s in path],
@@ -313,6 +315,17 @@ def test_declaring_done_with_no_typed_goal_is_the_models_judgement():
     # offered below an act the goal needs, it leaves that act decided
     take = act("pick_up(apple)")
     assert decided([at(take, "enables"), at(act(f"{TASK_COMPLETE}()"), "irreversible")]) == take
+
+
+def test_a_task_all_done_in_a_world_of_no_score_is_the_robots_to_end():
+    # a robot's world says nothing of the goal: every instruction done, only it can end the task
+    done = ["slice the apple"]
+    assert row(f"{TASK_COMPLETE}()", left=(), done=done) == "achieves"
+    # a world that keeps a score ends the task itself once met: declaring it is no step of ours
+    assert row(f"{TASK_COMPLETE}()", left=(), done=done, score=1.0) == "irreversible"
+    # ranked first, it is still the model's to confirm, never decided by the table
+    end = at(act(f"{TASK_COMPLETE}()"), "achieves")
+    assert decided([end, at(act("look()"), "informs")]) is None
 
 
 def test_a_thing_the_task_names_but_no_list_does_yet_is_the_goal_and_searched_for():

@@ -8,7 +8,6 @@ import pytest
 from pydantic import ValidationError
 
 from robomemory.executors.base import Action
-from robomemory.grounding import offered_candidates
 from robomemory.memory.lessons import lesson_actions, lesson_text
 from robomemory.prompts.longterm import insights_model
 
@@ -47,40 +46,6 @@ def acts(*texts: str) -> list[Action]:
     return out
 
 
-def test_recalled_lessons_withhold_what_hurt_and_put_what_helped_first_among_ties():
-    candidates = acts("cook(meal, oven)", "eat(meal)", "go(north)", "task_complete()")
-    note = "examine(cookbook): Ingredients: milk Directions: prepare meal"
-    plain = offered_candidates(candidates, [], "kitchen", notes=[note])
-    assert [str(a) for a in plain][:2] == ["cook(meal, oven)", "eat(meal)"]  # a tie: world order
-    taught = offered_candidates(
-        candidates,
-        [],
-        "kitchen",
-        notes=[note],
-        lessons=(["eat(meal)"], ["go(north)", "task_complete()"]),
-    )
-    assert [str(a) for a in taught] == [
-        "eat(meal)",  # helped before, and the note names its argument as much as cook's
-        "cook(meal, oven)",
-        "task_complete()",  # finishing is always offered
-    ]  # go(north) hurt before: not offered
-
-
-def test_withholding_what_hurt_never_leaves_only_the_way_to_finish():
-    candidates = acts("go(north)", "task_complete()")
-    taught = offered_candidates(candidates, [], "hall", lessons=([], ["go(north)"]))
-    assert [str(a) for a in taught] == ["task_complete()", "go(north)"]  # kept, ranked last
-
-
-def test_a_lesson_promotes_its_own_action_not_its_verb():
-    candidates = acts("eat(meal)", "examine(chicken leg)", "examine(meal)")
-    note = "examine(cookbook): Ingredients: milk Directions: prepare meal"
-    taught = offered_candidates(
-        candidates, [], "kitchen", notes=[note], lessons=(["examine(cookbook)"], [])
-    )
-    assert [str(a) for a in taught][0] == "eat(meal)"  # not every examine
-
-
 def test_an_action_lesson_is_weighed_only_against_lessons_about_the_same_action():
     from robomemory.memory.mem0 import Existing, comparable
 
@@ -95,14 +60,6 @@ def test_an_action_lesson_is_weighed_only_against_lessons_about_the_same_action(
     assert comparable("Read the recipe before cooking.", existing) == existing  # not a lesson
 
 
-def test_an_action_the_lessons_disagree_on_keeps_its_place():
-    candidates = acts("prepare_meal()", "dice(red onion)", "task_complete()")
-    both = offered_candidates(
-        candidates, [], "kitchen", lessons=(["prepare_meal()"], ["prepare_meal()"])
-    )
-    assert [str(a) for a in both][0] == "prepare_meal()"
-
-
 def test_what_helped_before_is_named_when_it_is_offered_now_and_not_done():
     from robomemory.grounding import helped_now
 
@@ -111,30 +68,6 @@ def test_what_helped_before_is_named_when_it_is_offered_now_and_not_done():
     assert helped_now(helped, offered, done=[]) == ["prepare_meal()", "eat(meal)"]
     assert helped_now(helped, offered, done=["prepare_meal()"]) == ["eat(meal)"]
     assert helped_now([], offered, done=[]) == []
-
-
-def test_a_lost_attempt_says_which_step_lost_it_and_the_next_is_not_offered_it():
-    from robomemory.core import Action
-    from robomemory.grounding import offered_candidates
-    from robomemory.memory.consolidation import action_lessons, losing_steps
-    from robomemory.memory.lessons import lesson_actions
-
-    def at(n, action, score, message=""):
-        return {"step": n, "action": action, "outcome": "succeeded", "message": message,
-                "score": score}  # fmt: skip
-
-    lost = [at(1, "pick_up(red apple)", 1.0), at(2, "chop(red apple)", 1.0, "You lost!")]
-    assert losing_steps(lost, lost=True) == ["chop(red apple)"]
-    assert losing_steps(lost, lost=False) == []  # timed out: no step lost it
-    fell = [at(1, "focus_on(apple)", -100.0, "You focus on the apple.")]
-    assert losing_steps(fell, lost=False) == ["focus_on(apple)"]  # a wrong commitment
-    said = {s["action"]: s["message"] for s in lost}
-    items = action_lessons([], [], losing_steps(lost, lost=True), said)
-    helped, hurt = lesson_actions("\n".join(i.text for i in items))
-    assert hurt == ["chop(red apple)"]
-    again = [Action(verb="chop", args=["red apple"]), Action(verb="slice", args=["red apple"])]
-    shown = offered_candidates(again, [], "kitchen", lessons=(helped, hurt))
-    assert [str(a) for a in shown] == ["slice(red apple)"]
 
 
 def test_without_task_lessons_the_task_list_must_be_empty():

@@ -243,6 +243,7 @@ def test_a_run_whose_planner_fell_back_learns_nothing(agent_config, make_agent):
         calls=[],
     )
     agent_config.max_steps = 2
+    agent_config.table_decides = False  # the planner is asked every step, none decided for it
     agent = make_agent(
         agent_config, TextWorldExecutor(bundled_game(GAME)), StructuredLLM(model, max_retries=0)
     )
@@ -340,6 +341,7 @@ def test_a_skill_whose_check_model_is_down_stops_the_arm_and_the_run():
 def test_a_dead_model_stops_the_suite_and_records_no_episode(tmp_path, agent):
     config = AgentConfig()
     config.model.embedder = "fake"
+    config.table_decides = False  # the first step asks the model (the table decides none)
     runner = SuiteRunner(
         get_suite("tiny"),
         tmp_path / "out",
@@ -426,8 +428,11 @@ def test_run_on_a_failing_server_stops_then_resumes(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_bench_with_nothing_listening_stops_with_one_line(tmp_path):
+    """A game where the effects table leaves react a choice (the cut one: the table decides
+    every step of the plain one, which then needs no model and is a result)."""
     url, out_dir = dead_url(), tmp_path / "out"
-    args = ["bench", "suite", "--suite", "tiny", "--agent", "react", "--attempts", "1"]
+    game = str(bundled_game("cooking_1room_cut"))
+    args = ["bench", "suite", "--games", game, "--agent", "react", "--attempts", "1"]
     args += ["--model", "openai", "--base-url", url, "--out", str(out_dir), "--no-progress"]
     code, out = _cli(args, _env(tmp_path))
     assert code == 3, out

@@ -156,13 +156,18 @@ def test_candidates_are_skills_over_objects_here_plus_other_points():
     ex.location = "kitchen_counter"
     names = [str(a) for a in ex.action_space().candidates]
     assert {"pick_up(banana)", "open(banana)", "pick_up(cloth)"} <= set(names)
-    assert "pick_up(mug)" not in names and "put_down_to(basket)" not in names
+    assert "pick_up(mug)" not in names and not any(n.startswith("put_down_to(") for n in names)
     assert "navigate_to(kitchen_counter)" not in names and "navigate_to(dining_table)" in names
     ex.location = "dining_table"
     names = [str(a) for a in ex.action_space().candidates]
-    assert {"pick_up(mug)", "put_down_to(basket)"} <= set(names)
+    # as the effects need: a take with the gripper empty, a put while it holds a thing
+    assert "pick_up(mug)" in names and not any(n.startswith("put_down_to(") for n in names)
     space = ex.action_space()
     assert all(space.validate_action(a) is None for a in space.candidates)
+    ex.holding = "banana"  # a held thing goes where the robot goes
+    names = [str(a) for a in ex.action_space().candidates]
+    assert {"put_down_to(banana, basket)", "open(banana)"} <= set(names)
+    assert not any(n.startswith("pick_up(") for n in names)
 
 
 def test_perceived_and_polled_objects_become_candidates():
@@ -189,6 +194,58 @@ def test_no_known_objects_means_no_prompt_reaches_the_arm():
     assert res.outcome == Outcome.REJECTED and arm.applied == []
     with pytest.raises(ValueError, match="not an object name"):
         offline_robot(objects=["banana, then swing the arm"])
+
+
+def test_robot_verbs_declare_their_effects_and_what_they_mean_follows():
+    from robomemory.effects import parse_atom
+    from robomemory.executors.robot import EFFECTS, ROBOT_VERBS
+    from robomemory.grounding.meanings import verb_meanings
+
+    declared = {v.name for v in ROBOT_VERBS if v.effects().declared}
+    assert declared == set(EFFECTS) == {v.name for v in ROBOT_VERBS} - {"task_complete"}
+    derived = verb_meanings(ROBOT_VERBS)  # from the effects, where a verb declares them
+    for v in ROBOT_VERBS:  # the same meanings the booleans declared before there were effects
+        booleans = (v.reads, v.moves, v.takes, v.reveals, v.irreversible, v.reverses)
+        assert tuple(derived[v.name]) == booleans, v.name
+    put = next(v for v in ROBOT_VERBS if v.name == "put_down_to").effects()
+    # its one argument is where: the held thing (?x) ends in (or on) it, no longer held
+    assert put.needs == put.removes == (parse_atom("held($0)"),)
+    assert parse_atom("in($0, $1)") in put.adds
+
+
+def test_what_the_gripper_holds_follows_the_takes_and_puts(robot):
+    ex, _, _ = robot
+    _, obs = ex.reset()
+    assert (obs.holding, obs.holding_known, obs.hands) == ([], True, 1)
+
+    def offered() -> set[str]:
+        return {str(a) for a in ex.action_space().candidates}
+
+    assert "pick_up(banana)" in offered() and not any(
+        a.startswith("put_down_to(") for a in offered()
+    )
+    ex.execute(Action(verb="navigate_to", args=["kitchen_counter"]))
+    res = ex.execute(Action(verb="pick_up", args=["banana"]))
+    assert res.ok and res.details["changed"] and res.details["prompt"] == "pick up the banana"
+    assert (res.observation.place, res.observation.holding) == ("kitchen_counter", ["banana"])
+    assert (
+        "put_down_to(banana, basket)" in offered()
+        and "put_down_to(banana, banana)" not in offered()
+    )
+    assert not any(a.startswith("pick_up(") for a in offered())
+    res = ex.execute(Action(verb="put_down_to", args=["banana", "basket"]))
+    assert res.ok and res.observation.holding == [] and res.observation.holding_known
+    assert "pick_up(banana)" in offered() and not any(
+        a.startswith("put_down_to(") for a in offered()
+    )
+
+
+def test_a_take_that_did_not_succeed_leaves_what_is_held_unknown():
+    ex, arm = offline_robot(objects=["cloth", "basket"])  # no policy server: the skill errs
+    res = ex.execute(Action(verb="pick_up", args=["cloth"]))
+    assert res.outcome == Outcome.ERROR and not res.observation.holding_known
+    names = {str(a) for a in ex.action_space().candidates}
+    assert {"pick_up(cloth)", "put_down_to(cloth, basket)"} <= names  # either may be what is needed
 
 
 def test_robot_verbs_declare_what_they_mean_and_its_place_keys_the_world():

@@ -26,7 +26,7 @@ PLAN = [
     {"action": "navigate_to", "args": ["kitchen_counter"]},
     {"action": "pick_up", "args": ["banana"]},
     {"action": "navigate_to", "args": ["dining_table"]},
-    {"action": "put_down_to", "args": ["basket"]},
+    {"action": "put_down_to", "args": ["banana", "basket"]},
     {"action": "task_complete", "args": []},
 ]
 
@@ -69,7 +69,9 @@ def robot(tmp_path):
             arm=arm,
             task="put the banana in the basket on the dining table",
             skill_config=SkillConfig(control_hz=2000, actions_per_chunk=10, max_steps=20),
-            objects=["banana", "basket"],
+            # where the task says each is: a thing of no known place is offered at every
+            # point, and the table would take the banana at the first one
+            objects=["banana@kitchen_counter", "basket@dining_table"],
         )
         yield ex, arm, tmp_path
         ex.close()
@@ -98,7 +100,7 @@ def test_graph_completes_pick_and_place_on_the_robot(robot):
         ("navigate_to(kitchen_counter)", "succeeded"),
         ("pick_up(banana)", "succeeded"),
         ("navigate_to(dining_table)", "succeeded"),
-        ("put_down_to(basket)", "succeeded"),
+        ("put_down_to(banana, basket)", "succeeded"),
         ("task_complete()", "succeeded"),
     ]
     assert len(arm.applied) == 40  # two skills of 20 control steps each

@@ -49,8 +49,10 @@ def _llm():
 
 @pytest.fixture
 def played(agent_config, make_agent, tmp_path):
-    """Three steps: approve-free first action, a critic reject and replan, an approved one."""
+    """Three steps: approve-free first action, a critic reject and replan, an approved one.
+    The planner is asked every step (the effects table deciding none), as the script says."""
     agent_config.max_steps = 3
+    agent_config.table_decides = False
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), _llm())
     recorder = TraceRecorder(agent.context.memory.spatial)
     events: list[tuple[str, str]] = []

@@ -116,30 +116,6 @@ def test_scienceworld_verbs_declare_what_they_mean_and_a_look_changes_nothing(wo
     assert result.details["changed"] is False and world_of(result.observation) == start.world
 
 
-def test_the_task_s_steps_are_read_in_the_world_s_words_and_the_commit_ranks_last(world):
-    from robomemory.grounding import meanings, offered_candidates
-
-    task, start = world.reset()
-    space = world.action_space()
-    verbs = space.verbs
-    # "First, focus on the thing": listed with what the task asks to find until a focus is
-    # done (told "focus on the thing", a small model focused on the first door in its list);
-    # "Then, move it to the red box in the kitchen": once the red box is offered
-    assert left_to_do([], [], verbs, ["red box"], task=task, offered=["red box"]) == [
-        "find a(n) living thing, then focus on it",
-        "move it to the red box",
-    ]
-    assert left_to_do([], ["focus_on(orange)"], verbs, [], task=task) == []
-    shown = offered_candidates(space.candidates, [], start.place, task=task, verbs=verbs)
-    commits = [i for i, a in enumerate(shown) if a.verb in meanings(verbs).irreversible]
-    # "focus on the thing" names no thing: a focus, which ends the task when wrong, goes last
-    assert commits and commits == list(range(len(shown) - len(commits), len(shown)))
-    # and the list a prompt shows, cut to 20, keeps each thing the robot may focus on
-    focus = [a for a in space.candidates if a.verb == "focus_on"]
-    cut = offered_candidates(space.candidates, [], start.place, task=task, verbs=verbs, limit=20)
-    assert len(focus) > 1 and all(a in cut for a in focus[:8])
-
-
 def test_opening_and_closing_a_door_twice_is_set_aside_and_the_search_leads_through_it(world):
     from robomemory.episode import trajectory_step, world_of
     from robomemory.grounding import exploration, loop_actions, path_of
@@ -224,38 +200,6 @@ def test_a_thing_in_a_closed_container_is_offered_once_it_is_opened():
         assert ex.execute(Action(verb="open", args=["cupboard"])).outcome == Outcome.SUCCEEDED
         names = [n for a in ex.action_space().candidates for n in a.args]
         assert any(n.endswith(" in cupboard") for n in names)
-    finally:
-        ex.close()
-
-
-def test_a_use_refused_twice_is_not_offered_again_while_other_things_are_picked_up():
-    """Each thing picked up changes the world, which alone would offer a refused use again."""
-    from robomemory.episode import trajectory_step, world_of
-    from robomemory.grounding import offered_candidates, path_of
-
-    ex = ScienceWorldExecutor("chemistry-mix", variation=0, simplifications="easy")
-    try:
-        _, start = ex.reset()
-        use = Action(verb="use", args=["lighter", "apple"])
-        actions = [Action(verb="navigate_to", args=["kitchen"]),
-                   Action(verb="pick_up", args=["apple"]), use,
-                   Action(verb="pick_up", args=["banana"]), use,
-                   Action(verb="pick_up", args=["potato"])]  # fmt: skip
-        steps, place = [], start.place
-        for i, action in enumerate(actions, 1):
-            result = ex.execute(action)
-            steps.append(trajectory_step(i, action, result, result.message, place))
-            place = result.observation.place or place
-        assert [s["outcome"] for s in steps].count("failed") == 2 and steps[-1]["changed"]
-        space = ex.action_space()
-        assert use in space.candidates  # the world still affords it
-
-        def shown(upto: int) -> list[Action]:
-            path = path_of(world_of(start), start.place, steps[:upto], "kitchen")
-            return offered_candidates(space.candidates, [], "kitchen", verbs=space.verbs, path=path)
-
-        assert use not in shown(6)
-        assert use in shown(4)  # refused once, the world changed since: asked again
     finally:
         ex.close()
 

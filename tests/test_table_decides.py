@@ -15,7 +15,6 @@ from robomemory.testing.first_candidate import first_candidate_llm
 
 
 def _planned(agent_config, make_agent, decides: bool):
-    agent_config.grounding = "table"
     agent_config.table_decides = decides
     agent_config.max_steps = 20
     llm = first_candidate_llm()
@@ -35,7 +34,6 @@ def test_steps_the_table_decides_ask_no_model_and_win_the_same(agent_config, mak
 
 
 def test_the_planner_reads_each_candidates_row(agent_config, make_agent):
-    agent_config.grounding = "table"
     agent_config.table_decides = False
     agent_config.max_steps = 3
     prompts: list[str] = []
@@ -54,7 +52,6 @@ def test_the_planner_reads_each_candidates_row(agent_config, make_agent):
 
 
 def test_react_is_decided_for_the_same_way(agent_config):
-    agent_config.grounding = "table"
     agent_config.max_steps = 20
     llm = first_candidate_llm()
     agent = BaselineAgent(
@@ -66,7 +63,6 @@ def test_react_is_decided_for_the_same_way(agent_config):
 
 
 def test_the_planner_chooses_only_among_what_the_table_leaves_open(agent_config, make_agent):
-    agent_config.grounding = "table"
     agent_config.max_steps = 20
     seen: list[list[str]] = []  # the rows of each list the planner was shown
 

@@ -309,6 +309,7 @@ def react_runner(suite: Suite, out, script, factory=make_executor) -> SuiteRunne
     cfg = AgentConfig()
     cfg.model.provider = "fake"
     cfg.max_candidates = None  # every action the world offers
+    cfg.table_decides = False  # react is asked every step, so it plays the script
     return SuiteRunner(
         suite,
         out,

@@ -306,28 +306,6 @@ def test_command_to_action_maps_each_form() -> None:
         assert str(command_to_action(command)) == action
 
 
-def test_a_cut_refused_twice_waits_for_the_knife_its_answer_names() -> None:
-    """Refused twice alike, the cut stays aside past other things taken; the knife the
-    answer names, once taken, makes it worth asking again."""
-    from robomemory.episode import trajectory_step, world_of
-    from robomemory.grounding import path_of, refused_again
-
-    ex = TextWorldExecutor(bundled_game("cooking_1room_cut"))
-    _, start = ex.reset()
-    cut = act("dice", "red onion")
-    actions = [act("pick_up", "red onion"), cut, act("pick_up", "banana"), cut]
-    steps = []
-    for i, action in enumerate([*actions, act("pick_up", "white onion"), act("pick_up", "knife")]):
-        result = ex.execute(action)
-        steps.append(trajectory_step(i + 1, action, result, result.message, "kitchen"))
-    assert [s["outcome"] for s in steps].count("failed") == 2 and steps[4]["changed"]
-    path = path_of(world_of(start), "kitchen", steps, "kitchen")
-    assert refused_again(path[:6], "kitchen") == {"dice(red onion)"}
-    assert refused_again(path, "kitchen") == set()  # the knife its answer names, taken
-    assert ex.execute(cut).ok
-    ex.close()
-
-
 def test_walking_back_and_forth_brings_the_same_world_and_is_set_aside(
     six_rooms: TextWorldExecutor,
 ) -> None:
@@ -389,41 +367,6 @@ def test_every_thing_the_game_lets_the_robot_take_is_a_candidate(tmp_path) -> No
         assert len(offered) == len(takes) and "pick_up(yellow potato)" in offered
     finally:
         ex.close()
-
-
-def test_the_kitchens_act_on_nothing_is_fetched_once_it_is_next(
-    six_rooms: TextWorldExecutor,
-) -> None:
-    """``prepare_meal()`` is offered in the kitchen only, and only once the ingredients are
-    held: with the recipe read and its one ingredient held (fried already, the kitchen says),
-    the way back to the kitchen leads from wherever the robot went (tw-cooking-hard s11: 40
-    steps in the backyard, "prepare meal" left)."""
-    from robomemory.grounding import WorldModel, offered_candidates
-
-    for action in [act("go", "east")] * 3:
-        kitchen = six_rooms.execute(action).observation.text
-    states = WorldModel().observe(six_rooms.action_space(), "kitchen", [kitchen]).states
-    assert states["chicken breast"] == "fried"
-    result = six_rooms.execute(act("examine", "cookbook"))
-    note = f"examine(cookbook): {' '.join(result.message.split())}"
-    assert "prepare meal" in note.lower()
-    assert "prepare_meal()" not in map(str, six_rooms.action_space().candidates)
-    assert six_rooms.execute(act("pick_up", "chicken breast")).ok
-    assert "prepare_meal()" in map(str, six_rooms.action_space().candidates)
-    assert six_rooms.execute(act("navigate_to", "corridor")).ok
-    space = six_rooms.action_space()
-    shown = offered_candidates(
-        space.candidates,
-        [],
-        six_rooms.current_room,
-        notes=[note],
-        done=["pick_up(chicken breast)"],
-        verbs=space.verbs,
-        states=states,
-        acts_at={},  # never offered in this task: where the verb says it is done
-        held=["chicken breast"],
-    )
-    assert str(shown[0]) == "navigate_to(kitchen)"
 
 
 def test_a_limited_inventory_is_told_as_hands(tmp_path) -> None:

@@ -11,10 +11,7 @@ from robomemory.executors.candidates import rank_candidates
 from robomemory.executors.envs.textworld_verbs import BASE_VERBS, COOKING_VERBS
 from robomemory.grounding import (
     Briefing,
-    fresh_candidates,
     left_instructions,
-    offered_candidates,
-    spent_actions,
 )
 from robomemory.grounding.instructions import instructions
 from robomemory.prompts.planner import make_plan_model, plan_actions, planner_user
@@ -55,48 +52,6 @@ def step(n, action, outcome="succeeded", changed=None, place="kitchen"):
         "changed": changed,
         "place": place,
     }
-
-
-def test_a_read_that_changed_nothing_is_not_offered_again_in_that_place():
-    trajectory = [step(1, "examine(cookbook)", changed=False)]
-    fresh = fresh_candidates(CANDIDATES, trajectory, "kitchen", TW)
-    assert "examine(cookbook)" not in map(str, fresh)
-    # even after the world changed: the cookbook says the same thing
-    trajectory.append(step(2, "pick_up(milk)", changed=True))
-    assert "examine(cookbook)" in spent_actions(trajectory, "kitchen", TW)
-    # elsewhere it is a different read
-    assert "examine(cookbook)" not in spent_actions(trajectory, "pantry", TW)
-
-
-def test_a_failed_action_comes_back_once_the_world_changed():
-    trajectory = [step(1, "pick_up(milk)", outcome="failed", changed=False)]
-    assert "pick_up(milk)" not in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen", TW))
-    trajectory.append(step(2, "look()", changed=True))
-    assert "pick_up(milk)" in map(str, fresh_candidates(CANDIDATES, trajectory, "kitchen", TW))
-
-
-def test_a_no_effect_action_is_spent_until_the_world_changes():
-    trajectory = [step(1, "look()", changed=False)]
-    assert "look()" in spent_actions(trajectory, "kitchen", TW)
-    trajectory.append(step(2, "pick_up(milk)", changed=True))
-    assert "look()" not in spent_actions(trajectory, "kitchen", TW)
-
-
-def test_worlds_that_do_not_say_what_changed_count_success_as_change():
-    trajectory = [step(1, "look()", changed=None), step(2, "pick_up(milk)", "failed")]
-    spent = spent_actions(trajectory, "kitchen", TW)
-    assert spent == {"look()", "pick_up(milk)"}  # look() counts as the last change here
-    trajectory.append(step(3, "examine(milk)", changed=None))
-    assert spent_actions(trajectory, "kitchen", TW) == {"examine(milk)"}
-
-
-def test_never_left_with_task_complete_alone():
-    trajectory = [
-        step(1, "pick_up(milk)", "failed"),
-        step(2, "examine(cookbook)", changed=False),
-        step(3, "look()", changed=False),
-    ]
-    assert fresh_candidates(CANDIDATES, trajectory, "kitchen", TW) == CANDIDATES
 
 
 def test_ranking_puts_world_changing_actions_first_and_caps_per_verb():
@@ -159,172 +114,7 @@ def test_each_verb_is_described_once_where_the_model_reads_its_choices():
     )
 
 
-def test_relevance_puts_what_the_newest_note_names_first():
-    from robomemory.grounding import by_relevance
-
-    candidates = [
-        Action(verb="close", args=["fridge"]),
-        Action(verb="pick_up", args=["cookbook"]),
-        Action(verb="pick_up", args=["milk"]),
-        Action(verb="prepare_meal"),
-        Action(verb="look"),
-    ]
-    recipe = "Ingredients: milk Directions: prepare meal"
-    task = "Check the cookbook in the kitchen for the recipe."
-    ranked = [str(a) for a in by_relevance(candidates, [recipe, task])]
-    assert ranked[:3] == ["prepare_meal()", "pick_up(milk)", "pick_up(cookbook)"]
-    assert [str(a) for a in by_relevance(candidates, [task])][0] == "pick_up(cookbook)"
-    assert ranked[3:] == ["close(fridge)", "look()"]  # the world's order for the rest
-
-
-def test_relevance_ranks_most_named_first_and_undoing_last():
-    from robomemory.grounding import by_relevance
-
-    held = [
-        Action(verb="put_down_to", args=["milk", "fridge"]),
-        Action(verb="drop", args=["milk"]),
-        Action(verb="close", args=["fridge"]),
-        Action(verb="eat", args=["milk"]),
-        Action(verb="prepare_meal"),
-        Action(verb="look"),
-    ]
-    recipe = "Ingredients: milk Directions: prepare meal"
-    ranked = [str(a) for a in by_relevance(held, [recipe], TW)]
-    assert ranked[:2] == ["prepare_meal()", "eat(milk)"]
-    # giving back the ingredient or closing what was opened comes last
-    assert set(ranked[-3:]) == {"put_down_to(milk, fridge)", "drop(milk)", "close(fridge)"}
-
-
-def test_a_full_hand_puts_down_first_what_no_text_names():
-    from robomemory.grounding import by_relevance
-
-    # a hand full of three things, one of them the recipe's: the world offers no take until
-    # one is put down, and putting down the recipe's thing gives up what the task needs
-    held = [
-        Action(verb="drop", args=["red tuna"]),
-        Action(verb="drop", args=["red onion"]),
-        Action(verb="put_down_to", args=["red tuna", "counter"]),
-        Action(verb="put_down_to", args=["white tuna", "counter"]),
-    ]
-    recipe = "Ingredients: green bell pepper, red tuna Directions: dice the red tuna"
-    ranked = [str(a) for a in by_relevance(held, [recipe], TW)]
-    assert ranked.index("drop(red onion)") < ranked.index("drop(red tuna)")
-    assert ranked.index("put_down_to(white tuna, counter)") < ranked.index(
-        "put_down_to(red tuna, counter)"
-    )
-    # a put the task asks for is no undo: the named thing leads
-    asked = by_relevance(held, ["put the red tuna on the counter"], TW)
-    assert str(asked[0]) == "put_down_to(red tuna, counter)"
-
-
-def test_a_verb_the_recipe_names_comes_before_one_it_does_not():
-    from robomemory.grounding import by_relevance
-
-    held = [
-        Action(verb="cook", args=["chicken breast", "oven"]),
-        Action(verb="slice", args=["red onion"]),
-        Action(verb="dice", args=["red onion"]),
-        Action(verb="prepare_meal"),
-    ]
-    recipe = (
-        "Gather all following ingredients and follow the directions to prepare this tasty meal."
-        " Ingredients: chicken breast, red onion Directions: dice the red onion prepare meal"
-    )
-    ranked = [str(a) for a in by_relevance(held, [recipe])]
-    assert ranked == [
-        "dice(red onion)",  # its verb is named first: directions are done in their order
-        "prepare_meal()",  # named after dicing
-        "cook(chicken breast, oven)",  # only its arguments are named
-        "slice(red onion)",
-    ]
-
-
 CUTTING = TW  # dice: "... needs a held knife"
-
-
-def test_what_a_named_verb_needs_comes_first_while_that_verb_is_not_offered():
-    from robomemory.grounding import by_relevance
-
-    recipe = "Ingredients: red onion Directions: dice the red onion prepare meal"
-    without_knife = [
-        Action(verb="prepare_meal"),
-        Action(verb="cook", args=["red onion", "oven"]),
-        Action(verb="examine", args=["knife"]),
-        Action(verb="pick_up", args=["knife"]),
-    ]
-    ranked = [str(a) for a in by_relevance(without_knife, [recipe], verbs=CUTTING)]
-    assert ranked[0] == "pick_up(knife)"  # dice is named, not offered, and needs a knife
-    assert ranked[-1] == "examine(knife)"  # a read is not what dicing needs
-    with_knife = [Action(verb="prepare_meal"), Action(verb="dice", args=["red onion"])]
-    ranked = [str(a) for a in by_relevance(with_knife, [recipe], verbs=CUTTING)]
-    assert ranked == ["dice(red onion)", "prepare_meal()"]  # offered: the recipe's order
-
-
-def test_the_last_change_is_not_offered_again_in_the_same_place():
-    cook = [step(1, "pick_up(milk)", changed=True), step(2, "cook(milk, oven)", changed=True)]
-    assert "cook(milk, oven)" in spent_actions(cook, "kitchen")  # a roasted meal would burn
-    assert "pick_up(milk)" not in spent_actions(cook, "kitchen")
-    moves = [step(1, "go(east)", changed=True, place="corridor")]
-    assert "go(east)" not in spent_actions(moves, "livingroom")  # moving on is another move
-    assert "go(east)" in spent_actions(moves, "corridor")
-
-
-def test_offered_candidates_are_cut_with_the_way_to_finish_kept():
-    names = [f"box{chr(97 + i)}" for i in range(26)]
-    many = [Action(verb="examine", args=[n]) for n in names]
-    many.append(Action(verb="task_complete"))
-    shown = offered_candidates(many, [], "kitchen", task="check boxq", verbs=TW, limit=10)
-    assert len(shown) == 10 and str(shown[-1]) == "task_complete()"
-    assert str(shown[0]) == "examine(boxq)"  # the read the task names comes first
-
-
-def test_until_something_is_read_the_way_to_the_place_the_task_names_comes_first():
-    task = "Check the cookbook in the kitchen for the recipe."
-    here = [
-        Action(verb="examine", args=["toilet"]),
-        Action(verb="go", args=["north"]),
-        Action(verb="navigate_to", args=["corridor"]),
-        Action(verb="navigate_to", args=["kitchen"]),
-        Action(verb="task_complete"),
-    ]
-    shown = [str(a) for a in offered_candidates(here, [], "bathroom", task=task, verbs=TW)]
-    assert shown[0] == "navigate_to(kitchen)"
-    there = [Action(verb="examine", args=["cookbook"]), *here[:3], Action(verb="task_complete")]
-    shown = [str(a) for a in offered_candidates(there, [], "kitchen", task=task, verbs=TW)]
-    assert shown[0] == "examine(cookbook)"  # a read the task names, first where it can be done
-    read = ["examine(cookbook): Recipe #1 Ingredients: milk Directions: prepare meal"]
-    after = [
-        str(a) for a in offered_candidates(here, [], "bathroom", task=task, notes=read, verbs=TW)
-    ]
-    assert after[0] != "navigate_to(kitchen)"  # once read, what was read leads
-
-
-def test_a_cut_list_keeps_every_kind_of_action_and_the_best_ranked():
-    from robomemory.grounding import cut_per_verb
-
-    ordered = [Action(verb="examine", args=[f"x{i}"]) for i in range(10)]
-    ordered += [Action(verb="go", args=["north"]), Action(verb="go", args=["south"])]
-    ordered += [Action(verb="look"), Action(verb="task_complete")]
-    shown = [str(a) for a in cut_per_verb(ordered, 6)]
-    # each verb's best (go north, look, task_complete), the rest from the top, order kept
-    assert shown == [
-        "examine(x0)",
-        "examine(x1)",
-        "examine(x2)",
-        "go(north)",
-        "look()",
-        "task_complete()",
-    ]
-    assert cut_per_verb(ordered, 50) == ordered
-
-
-def test_looking_around_is_not_offered_right_after_arriving():
-    moved = [step(1, "go(east)", changed=True, place="corridor")]
-    assert "look()" in spent_actions(moved, "kitchen")  # arriving showed the kitchen
-    stayed = [*moved, step(2, "pick_up(milk)", changed=True, place="kitchen")]
-    assert "look()" not in spent_actions(stayed, "kitchen")
-    failed = [step(1, "go(east)", "failed", place="corridor")]
-    assert "look()" not in spent_actions(failed, "corridor")
 
 
 COOK_VERBS = [
@@ -476,30 +266,6 @@ def test_the_planner_and_critic_read_what_is_left_last():
     assert "Left to do: dice the red onion, prepare meal" in critic
 
 
-def test_textworlds_fry_roast_and_grill_name_their_appliance():
-    """tw-cooking-hard s12 was lost by cook(tomato, oven) where the recipe said "fry the
-    tomato": TextWorld declares fry = stove, roast = oven, grill = BBQ, so only the asked
-    appliance is offered."""
-    from robomemory.core import Action
-    from robomemory.executors.envs.textworld_verbs import COOKING_VERBS
-
-    note = (
-        "examine(cookbook): Ingredients: lettuce red tuna tomato Directions: slice the lettuce "
-        "fry the lettuce dice the red tuna roast the red tuna dice the tomato fry the tomato "
-        "prepare meal"
-    )
-    candidates = [
-        Action(verb="cook", args=[thing, appliance])
-        for thing in ("tomato", "red tuna")
-        for appliance in ("oven", "stove", "BBQ")
-    ]
-    shown = {
-        str(a)
-        for a in offered_candidates(candidates, [], "kitchen", notes=[note], verbs=COOKING_VERBS)
-    }
-    assert shown == {"cook(tomato, stove)", "cook(red tuna, oven)"}
-
-
 def test_an_ingredient_list_makes_no_instruction_across_its_lines():
     """An unseen medium kitchen's recipe listed "slice of bread" on one line and "red onion"
     on the next: read across the line break, that was "slice ... red onion", and the wrong
@@ -530,27 +296,6 @@ def test_an_ingredient_list_makes_no_instruction_across_its_lines():
     line = "Ingredients: slice of bread, red onion. Directions: dice the red onion, prepare meal"
     found = [(i.verb, i.thing) for i in instructions(line, verbs, names)]
     assert found == [("dice", "red onion"), ("prepare_meal", None)]
-
-
-def test_a_household_quest_in_the_world_s_own_words_is_left_to_do_and_its_goal_leads():
-    """TextWorld's quests say "lift", "recover", "rest ... on" (its grammar's synonyms of take
-    and put): they are instructions in its verbs, and the relation the last one asks leads."""
-    task = (
-        "Recover the old key from the chest drawer within the bedroom. Then, go to the east. "
-        "With that accomplished, lift the bell pepper from the floor of the garden. "
-        "Following that, rest the bell pepper on the stove."
-    )
-    names = ["old key", "chest drawer", "bell pepper", "stove", "counter"]
-    left = left_instructions([], [], BASE_VERBS, names, task=task, offered=names)
-    assert [i.verb for i in left] == ["pick_up", "pick_up", "put_down_to"]
-    assert left[-1].thing == "bell pepper"
-    candidates = [
-        Action(verb="put_down_to", args=["bell pepper", "counter"]),
-        Action(verb="put_down_to", args=["old key", "stove"]),
-        Action(verb="put_down_to", args=["bell pepper", "stove"]),
-    ]
-    shown = offered_candidates(candidates, [], "kitchen", task=task, verbs=BASE_VERBS)
-    assert str(shown[0]) == "put_down_to(bell pepper, stove)"
 
 
 def test_a_result_the_task_asks_for_is_the_act_that_makes_it():

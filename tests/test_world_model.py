@@ -96,8 +96,8 @@ def test_the_briefing_derives_each_fact_once(monkeypatch):
 
         monkeypatch.setattr(briefing_module, name, counted)
     # offer() is given the facts: deriving them again there would fail
-    monkeypatch.setattr("robomemory.grounding.offered.missing_things", None)
-    monkeypatch.setattr("robomemory.grounding.offered.wanted_things", None)
+    monkeypatch.setattr("robomemory.grounding.needs.missing_things", None)
+    monkeypatch.setattr("robomemory.grounding.needs.wanted_things", None)
     hall = space("inspect(manual)", "open(closet)", "navigate_to(attic)", "pick_up(box)")
     world = WorldModel(notes=[f"inspect(manual): {MANUAL}"], path=[["", "S0", "hall"]])
     told = brief(hall, world, Scene("hall", (), "Follow the manual."), limit=3)
@@ -159,102 +159,6 @@ def test_the_graph_builds_one_briefing_a_step(agent_config, make_agent, monkeypa
         assert key not in state, key
 
 
-def test_the_world_model_keeps_the_ways_the_world_told_and_routes_by_them():
-    """Ways out told at each place and a map's links make one house: the first move of the
-    fewest-hops way to a place never visited, and the way to a place the task names."""
-    from robomemory.core import Action, ActionSpace, VerbSpec
-    from robomemory.grounding.frontier import Layout, toward_task_places, update_layout
-
-    verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True)]
-    moves = [Action(verb="go", args=[d]) for d in ("east", "west")]
-    space = ActionSpace(verbs=verbs, candidates=moves)
-    world = WorldModel().observe(space, "studio", ["..."], exits={"east": "garage"})
-    world = world.observe(space, "studio", ["..."], links=[("garage", "outside")])
-    assert world.ways == {"studio": {"east": "garage"}}
-    assert world.links == {"garage": ["outside"], "outside": ["garage"]}
-    layout = world.layout()
-    assert layout.first_move("outside", "studio", moves, verbs) == moves[0]  # via the garage
-    assert layout.first_move("cellar", "studio", moves, verbs) is None  # never told of
-    house = update_layout(Layout(), "studio", {"east": "garage", "west": "basement"}, [])
-    task = "Take the coin that is located in the basement, and put it into the box in the garage."
-    lead = toward_task_places(task, moves, verbs, here="studio", layout=house, visited=["studio"])
-    assert lead == [("basement", moves[1])]  # first in the task's words
-    been = toward_task_places(
-        task, moves, verbs, here="studio", layout=house, visited=["studio", "basement"]
-    )
-    assert been == [("garage", moves[0])]  # the one left not visited
-    assert (
-        toward_task_places("Find the coin.", moves, verbs, here="studio", layout=house, visited=[])
-        == []
-    )
-
-
-def test_the_offered_list_leads_with_the_way_to_the_place_the_task_names():
-    """The move the world told leads to the task's place heads the list the planner sees (a
-    1.5B planner walked east into the garage, the basement named to the west, 40 steps)."""
-    from robomemory.core import Action, ActionSpace, VerbSpec
-    from robomemory.grounding.offered import Scene, offer
-
-    verbs = [
-        VerbSpec(name="go", arg_kinds=["direction"], moves=True),
-        VerbSpec(name="read", arg_kinds=["object"], reads=True),
-    ]
-    moves = [Action(verb="go", args=[d]) for d in ("east", "west")]
-    space = ActionSpace(verbs=verbs, candidates=moves)
-    told = {"east": "garage", "west": "basement"}
-    world = WorldModel().observe(space, "studio", ["..."], world="S0", exits=told)
-    task = "Take the coin that is located in the basement."
-    shown = offer(moves, verbs, world, Scene("studio", task=task))
-    assert [str(a) for a in shown] == ["go(west)", "go(east)"]
-    blind = WorldModel().observe(space, "studio", ["..."], world="S0")
-    assert str(offer(moves, verbs, blind, Scene("studio", task=task))[0]) == "go(east)"
-    # walked west and back, the way west would close a loop: told, it leads somewhere new
-    back = world.model_copy(update={"path": [["", "S0", "studio"], ["go(west)", "S1", "hall"],
-                                             ["go(east)", "S0", "studio"]]})  # fmt: skip
-    assert "go(west)" in [str(a) for a in offer(moves, verbs, back, Scene("studio", task=task))]
-    # the planner is told where the way starts, at the end of its prompt
-    from robomemory.grounding.briefing import brief
-    from robomemory.prompts.planner import planner_user
-
-    said = brief(space, world, Scene("studio", task=task))
-    assert said.toward == ["basement: go(west)"]
-    assert planner_user("Task: ...", said, space).endswith(
-        "The task names the basement; the way there starts: go(west)\n\nChoose the next action."
-    )
-
-
-def test_once_the_score_rises_the_task_goes_on_to_its_other_place():
-    """The coin taken in the library, the box's room (walked through before) is where the
-    task goes on: places count as been in only since the score last rose."""
-    from robomemory.core import Action, ActionSpace, VerbSpec
-    from robomemory.grounding.offered import Scene, task_way
-
-    verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True)]
-    moves = [Action(verb="go", args=[d]) for d in ("north", "south")]
-    space = ActionSpace(verbs=verbs, candidates=moves)
-    task = "Take the coin in the library, and put it into the box in the storage room."
-
-    def step(n: int, action: str, score: float) -> dict:
-        return {"step": n, "action": action, "outcome": "succeeded", "score": score}
-
-    world = WorldModel().observe(space, "storage room", ["..."], exits={"north": "hall"})
-    world = world.model_copy(update={"score": 0.0})
-    world = world.observe(space, "hall", ["..."], step=step(1, "go(north)", 0.0),
-                          exits={"north": "library", "south": "storage room"})  # fmt: skip
-    scene = Scene("hall", task=task)
-    assert world.since_gain == ["storage room", "hall"]
-    assert [(p, str(a)) for p, a in task_way(moves, verbs, world, scene)] == [
-        ("library", "go(north)")
-    ]
-    world = world.observe(space, "library", ["..."], step=step(2, "go(north)", 0.0),
-                          exits={"south": "hall"})  # fmt: skip
-    world = world.observe(space, "library", ["..."], step=step(3, "pick_up(coin)", 0.5))
-    assert world.since_gain == ["library"]
-    assert [(p, str(a)) for p, a in task_way(moves, verbs, world, Scene("library", task=task))] == [
-        ("storage room", "go(south)")
-    ]
-
-
 def test_the_critic_rejects_an_irreversible_later_step_the_offered_list_does_not_hold():
     """A plan's later steps skip the grounding's list: an irreversible one it withholds or
     cut now is rejected without a model call (the planner plans again); a reversible one is
@@ -289,19 +193,18 @@ def test_the_critic_rejects_a_later_step_the_table_now_places_below_its_choice()
     assert below_table(go, Briefing(candidates=[take, go])) is None  # the word rules: no choice
 
 
-def test_the_critic_rejects_a_later_step_once_the_thing_the_task_states_is_here():
-    """A plan made while the thing the task states was unseen: once its take leads the step's
-    list, a later step that is another act is rejected without a model call (the robot had
-    walked on past it); the take itself is the critic's to judge."""
-    from robomemory.core import Action
-    from robomemory.nodes.critic import superseded
+def test_the_world_model_keeps_the_ways_the_world_told_and_routes_by_them():
+    """Ways out told at each place and a map's links make one house: the first move of the
+    fewest-hops way to a place never visited."""
+    from robomemory.core import Action, ActionSpace, VerbSpec
 
-    here = Briefing(
-        candidates=[Action(verb="pick_up", args=["vase"]), Action(verb="go", args=["north"])],
-        stated_first=["take", "pick_up(vase)"],
-    )
-    assert superseded(Action(verb="go", args=["north"]), here) == "pick_up(vase)"
-    assert superseded(Action(verb="pick_up", args=["vase"]), here) is None
-    assert (
-        superseded(Action(verb="go", args=["north"]), Briefing(candidates=here.candidates)) is None
-    )
+    verbs = [VerbSpec(name="go", arg_kinds=["direction"], moves=True)]
+    moves = [Action(verb="go", args=[d]) for d in ("east", "west")]
+    space = ActionSpace(verbs=verbs, candidates=moves)
+    world = WorldModel().observe(space, "studio", ["..."], exits={"east": "garage"})
+    world = world.observe(space, "studio", ["..."], links=[("garage", "outside")])
+    assert world.ways == {"studio": {"east": "garage"}}
+    assert world.links == {"garage": ["outside"], "outside": ["garage"]}
+    layout = world.layout()
+    assert layout.first_move("outside", "studio", moves, verbs) == moves[0]  # via the garage
+    assert layout.first_move("cellar", "studio", moves, verbs) is None  # never told of

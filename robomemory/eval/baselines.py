@@ -29,12 +29,11 @@ from robomemory.grounding import (
     brief,
     known_names,
     notes_of,
-    offered_candidates,
     path_of,
     update_done,
     update_states,
 )
-from robomemory.grounding.offered import world_parts
+from robomemory.grounding.needs import world_parts
 from robomemory.nodes.common import text_limits
 from robomemory.prompts.baselines import (
     baseline_system,
@@ -91,30 +90,15 @@ class BaselineAgent:
             states = update_states(states, text, names, space.verbs)
         notes = notes_of(trajectory, task, space.verbs)
         path = path_of(world_of(start), start.place, trajectory, obs.place)
-        rows: list[str] = []
-        if self.config.grounding == "table":  # the list robomemory's briefing gives, no memory
-            world, scene = world_parts(trajectory, obs.place, task, notes, done, path, states)
-            limit = self.config.max_candidates
-            briefing = brief(space, world, scene, limit=limit, order="table")
-            if self.config.table_decides:  # as the planner: only what the table leaves open
-                briefing = briefing.left_open()
-            candidates, rows = briefing.candidates, briefing.placed
-            pick = next((a for a in candidates if str(a) == briefing.decided), None)
-            if pick is not None and self.config.table_decides:  # no choice: no call, as planned
-                return pick, {"wall_s": time.perf_counter() - started, "runs": 1}
-        else:
-            candidates = offered_candidates(
-                space.candidates,
-                trajectory,
-                obs.place,
-                task=task,
-                notes=notes,
-                done=done,
-                verbs=space.verbs,
-                path=path,
-                states=states,
-                limit=self.config.max_candidates,
-            )
+        # the list robomemory's briefing gives, without memory
+        world, scene = world_parts(trajectory, obs.place, task, notes, done, path, states)
+        briefing = brief(space, world, scene, limit=self.config.max_candidates)
+        if self.config.table_decides:  # as the planner: only what the table leaves open
+            briefing = briefing.left_open()
+        candidates, rows = briefing.candidates, briefing.placed
+        pick = next((a for a in candidates if str(a) == briefing.decided), None)
+        if pick is not None and self.config.table_decides:  # no choice: no call, as planned
+            return pick, {"wall_s": time.perf_counter() - started, "runs": 1}
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)
         node = self.llm.for_node("policy")

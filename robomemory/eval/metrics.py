@@ -62,7 +62,8 @@ class EpisodeRecord(BaseModel):
     )
     grounding: str = Field(
         default="rules",
-        description="how the offered actions were ordered: rules or table (grounding.table)",
+        description="how the offered actions were ordered: rules (the word rules, records "
+        "before the effects table became the only order) or table (grounding.table)",
     )
     error: str | None = None
 

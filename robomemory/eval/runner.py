@@ -212,7 +212,7 @@ class SuiteRunner:
             attempt=attempt,
             model=cfg.model.label,
             actions=self.suite.actions,
-            grounding=cfg.grounding,
+            grounding="table",
         )
         events: list[NodeEvent] = []
         step = [0]

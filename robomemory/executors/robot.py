@@ -45,14 +45,15 @@ log = logging.getLogger(__name__)
 
 NAVIGATE = "navigate_to"
 
-# Paper Table 4, real-world column.
-ROBOT_VERBS: tuple[VerbSpec, ...] = (
+# Paper Table 4, real-world column. The meanings declared here are what the effects below say
+# (grounding.meanings derives them; tests/test_robot.py checks they agree).
+_VERBS: tuple[VerbSpec, ...] = (
     VerbSpec(name=NAVIGATE, arg_kinds=["point"], description="drive to a named point", moves=True),
     VerbSpec(name="pick_up", arg_kinds=["object"], description="grasp an object", takes=True),
     VerbSpec(
         name="put_down_to",
-        arg_kinds=["receptacle"],
-        description="place the held object",
+        arg_kinds=["object", "receptacle"],  # the thing named, as the task and the policy name it
+        description="place the held object in or on the receptacle",
         reverses="pick_up",
     ),
     VerbSpec(name="open", arg_kinds=["object"], reveals=True),
@@ -61,6 +62,33 @@ ROBOT_VERBS: tuple[VerbSpec, ...] = (
     VerbSpec(name="turn_off", arg_kinds=["object"], reverses="turn_on"),
     VerbSpec(name=TASK_COMPLETE, description="declare the task finished"),
 )
+# What each verb needs, adds and removes (robomemory.effects): the robot's skill library in one
+# table. The robot perceives no open/closed or on/off state, so a skill needs only the robot
+# there (and the held thing to put); what it changes is what the effects say.
+HERE = "at(robot, here)"
+EFFECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    NAVIGATE: ((), ("at(robot, $0)",), (HERE,)),  # from anywhere, an unknown spot too
+    "pick_up": ((HERE,), ("held($0)",), ("at($0, here)", "in($0, ?c)", "on($0, ?s)")),
+    "put_down_to": (("held($0)",), ("in($0, $1)", "on($0, $1)"), ("held($0)",)),
+    "open": ((HERE,), ("open($0)",), ("closed($0)",)),
+    "close": ((HERE,), ("closed($0)",), ("open($0)",)),
+    "turn_on": ((HERE,), ("state($0, on)",), ("state($0, off)",)),
+    "turn_off": ((HERE,), ("state($0, off)",), ("state($0, on)",)),
+}
+
+
+def _declared(verb: VerbSpec) -> VerbSpec:
+    """``verb`` with its row of EFFECTS, validated (each atom parses)."""
+    row = EFFECTS.get(verb.name)
+    if row is None:
+        return verb
+    needs, adds, removes = (list(atoms) for atoms in row)
+    return VerbSpec.model_validate(
+        {**verb.model_dump(), "needs": needs, "adds": adds, "removes": removes}
+    )
+
+
+ROBOT_VERBS: tuple[VerbSpec, ...] = tuple(_declared(v) for v in _VERBS)
 
 
 def load_arm(spec: Arm | str | None) -> Arm:
@@ -109,6 +137,10 @@ class RobotExecutor:
         self.skill_timeout_s = skill_timeout_s
         self.planner_camera = planner_camera
         self.location: str | None = None
+        # What the gripper holds, as the skills' outcomes tell: pick_up succeeded -> the thing,
+        # put_down_to succeeded -> nothing; unknown after a take or put that did not succeed.
+        self.holding: str | None = None
+        self.holding_known = True
         self._running: threading.Event | None = None
         self._lock = threading.Lock()
         self._on_close = list(on_close or [])
@@ -171,6 +203,7 @@ class RobotExecutor:
 
     def reset(self) -> tuple[str, Observation]:
         self.location = None
+        self.holding, self.holding_known = None, True  # a task starts with the gripper empty
         points = join_names(self.waypoints.names)
         text = f"The robot is at an unknown spot. Navigation points: {points}."
         return self.task, self._observe(text)
@@ -187,15 +220,29 @@ class RobotExecutor:
 
     def candidates(self) -> list[Action]:
         """Actions valid here: skills over the objects known at this point (or of no known
-        place), navigate_to every other point, task_complete()."""
+        place), navigate_to every other point, task_complete(). As the verbs' effects need
+        (EFFECTS): pick_up with the gripper empty, put_down_to while it holds a thing (onto
+        any other); both while what it holds is not known. A held thing is here wherever the
+        robot is."""
         out: list[Action] = []
         if self.skill is not None:
+            held = self.holding if self.holding_known else None
             here = self.objects.at(self.location)
+            here += [held] if held is not None and held not in here else []
             places = self.receptacles.at(self.location) if self.receptacles is not None else here
+            offered = {
+                "pick_up": not self.holding_known or held is None,
+                "put_down_to": not self.holding_known or held is not None,
+            }
             for verb in MANIPULATION_VERBS:
-                if verb in self.skill.config.templates:
-                    names = places if verb == "put_down_to" else here
-                    out += [Action(verb=verb, args=[n]) for n in names]
+                if verb in self.skill.config.templates and offered.get(verb, True):
+                    if verb == "put_down_to":  # the held thing, or any here while unknown
+                        things = [held] if held is not None else here
+                        out += [
+                            Action(verb=verb, args=[t, p]) for t in things for p in places if p != t
+                        ]
+                    else:
+                        out += [Action(verb=verb, args=[n]) for n in here]
         out += [Action(verb=NAVIGATE, args=[w]) for w in self.waypoints.names if w != self.location]
         out.append(Action(verb=TASK_COMPLETE))
         return out
@@ -232,7 +279,12 @@ class RobotExecutor:
             if action.verb == NAVIGATE:
                 return self._navigate(action, timeout_s or self.nav_timeout_s, cancel)
             if action.verb in MANIPULATION_VERBS and self.skill is not None:
-                return self.skill.run(action, timeout_s or self.skill_timeout_s, cancel)
+                result = self.skill.run(action, timeout_s or self.skill_timeout_s, cancel)
+                self._note_holding(action, result.outcome)
+                update: dict = {"observation": self._stamped(result.observation)}
+                if result.ok:  # the check saw it done: the world changed (what is done)
+                    update["details"] = {**result.details, "changed": True}
+                return result.model_copy(update=update)
             return rejected(action, f"{action.verb} is not available on this robot")
         finally:
             with self._lock:
@@ -260,6 +312,7 @@ class RobotExecutor:
 
     def _navigate(self, action: Action, timeout_s: float, cancel: threading.Event) -> ActionResult:
         started = time.monotonic()
+        before = self.location
         name = action.args[0]
         waypoint = self.waypoints.get(name)
         if waypoint is None:  # validate_action already checks; kept for direct callers
@@ -274,7 +327,11 @@ class RobotExecutor:
             self.location = None  # the base may have moved part of the way
         where = self.location or "an unknown spot (navigation did not finish)"
         text = f"{action} {res.outcome.value}: {res.message}. The robot is at {where}."
-        details = {"status": res.status, "feedback_count": res.feedback_count}
+        details = {
+            "status": res.status,
+            "feedback_count": res.feedback_count,
+            "changed": self.location != before,
+        }
         if res.feedback:
             details["last_feedback"] = res.feedback
         return ActionResult(
@@ -287,12 +344,38 @@ class RobotExecutor:
             details=details,
         )
 
+    def _note_holding(self, action: Action, outcome: Outcome) -> None:
+        """What the gripper holds after a skill: the effects of a take or put that succeeded;
+        unknown after one that did not (it may have moved the thing); a rejected one did not
+        run."""
+        if action.verb not in ("pick_up", "put_down_to") or outcome == Outcome.REJECTED:
+            return
+        if outcome != Outcome.SUCCEEDED:
+            self.holding_known = False
+            return
+        if action.verb == "put_down_to" and self.holding and self.location is not None:
+            self.objects.note([self.holding], self.location)  # it lies here now
+        self.holding = action.args[0] if action.verb == "pick_up" else None
+        self.holding_known = True
+
+    def _stamped(self, obs: Observation) -> Observation:
+        """``obs`` with where the robot is and what it holds (one thing at a time)."""
+        held = [self.holding] if self.holding_known and self.holding else []
+        return obs.model_copy(
+            update={
+                "place": self.location,
+                "holding": held,
+                "holding_known": self.holding_known,
+                "hands": 1,
+            }
+        )
+
     def _observe(self, text: str) -> Observation:
         try:
             frames = self.arm.get_observation().images
         except ArmError as exc:
             log.error("camera read failed: %s", exc)
-            return Observation(text=text, place=self.location)
+            return self._stamped(Observation(text=text))
         frame = frames.get(self.planner_camera)
         images = [jpeg_data_url(frame)] if frame is not None else []
-        return Observation(text=text, images=images, place=self.location)
+        return self._stamped(Observation(text=text, images=images))

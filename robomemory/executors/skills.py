@@ -48,7 +48,7 @@ MANIPULATION_VERBS = ("pick_up", "put_down_to", "open", "close", "turn_on", "tur
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "pick_up": "pick up the {0}",
-    "put_down_to": "put the object in hand on the {0}",
+    "put_down_to": "put the {0} on the {1}",
     "open": "open the {0}",
     "close": "close the {0}",
     "turn_on": "turn on the {0}",

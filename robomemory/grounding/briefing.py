@@ -14,24 +14,18 @@ from robomemory.grounding.frontier import act_moves, fetch_moves, move_to
 from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.notes import goal_note
-from robomemory.grounding.offered import (
+from robomemory.grounding.needs import (
     Scene,
     Wanted,
     goal_of,
-    known_here,
+    helped_now,
     missing_things,
-    offer,
     search_moves,
     searched_now,
-    stated_of,
-    take_for_next,
-    task_way,
     wanted_things,
 )
-from robomemory.grounding.ranking import helped_now, unneeded_puts
-from robomemory.grounding.spent import fell_undone
-from robomemory.grounding.table import Placed, choice, decided, ordered, situation
+from robomemory.grounding.notes import goal_note
+from robomemory.grounding.table import choice, decided, ordered, situation
 from robomemory.grounding.world import WorldModel, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
@@ -48,18 +42,18 @@ class Briefing(BaseModel):
     )
     placed: list[str] = Field(
         default_factory=list,
-        description="with the table's order (grounding.table): the row that placed each "
-        "candidate, in the candidates' order",
+        description="the effects table's row that placed each candidate (grounding.table), "
+        "in the candidates' order",
     )
     decided: str | None = Field(
         default=None,
-        description="with the table's order: the candidate it leaves no choice but "
-        "(grounding.table.decided), else none",
+        description="the candidate the table leaves no choice but (grounding.table.decided), "
+        "else none",
     )
     choice: list[str] = Field(
         default_factory=list,
-        description="with the table's order: the candidates it leaves the model to choose "
-        "among (grounding.table.choice), else empty",
+        description="the candidates the table leaves the model to choose among "
+        "(grounding.table.choice)",
     )
     last_result: str | None = Field(
         default=None, description="the newest step and the world's whole answer"
@@ -83,15 +77,6 @@ class Briefing(BaseModel):
         default_factory=list, description="what is needed, seen elsewhere: 'thing (place)'"
     )
     fetch: list[str] = Field(default_factory=list, description="the offered moves there")
-    undo: list[str] = Field(
-        default_factory=list,
-        description="[the newest act the score fell after, the offered act that undoes it]",
-    )
-    toward: list[str] = Field(
-        default_factory=list,
-        description="'place: move': a place the task names, not been in since the score "
-        "last rose, and the move the way the world told there starts with",
-    )
     described: list[str] = Field(
         default_factory=list, description="what the task asks to find by description only"
     )
@@ -101,25 +86,9 @@ class Briefing(BaseModel):
     here: list[str] = Field(
         default_factory=list, description="every place visited: the things here to choose from"
     )
-    take_first: list[str] = Field(
-        default_factory=list,
-        description="[the next instruction, the take of its thing that leads the list], "
-        "while its act is not offered",
-    )
-    read_first: str | None = Field(
-        default=None, description="told no task and none read: the read that leads the list"
-    )
-    stated_first: list[str] = Field(
-        default_factory=list,
-        description="['take' or 'put', the take or put-down of a thing the task states that "
-        "leads the list]",
-    )
     full: list[str] = Field(
         default_factory=list,
         description="what the robot holds when it holds as many things as it can (else none)",
-    )
-    free: str | None = Field(
-        default=None, description="with the hands full, the held thing nothing left needs"
     )
     elsewhere: list[str] = Field(
         default_factory=list,
@@ -128,7 +97,7 @@ class Briefing(BaseModel):
 
     def left_open(self) -> Briefing:
         """This briefing with only the candidates the table leaves open (``choice``), each
-        with its row; itself where the table set none (the word rules' order)."""
+        with its row; itself where the table set none."""
         if not self.choice:
             return self
         keep = [i for i, a in enumerate(self.candidates) if str(a) in self.choice]
@@ -147,12 +116,11 @@ def brief(
     routes: Sequence[Route] = (),
     limit: int | None = None,
     last_result: str | None = None,
-    approved: Collection[str] = (),
     affinity: Mapping[str, float] | None = None,
-    order: str = "rules",
 ) -> Briefing:
-    """The briefing of a step: the offered list (:func:`offer`) and the lines that point
-    into it, from facts each derived once (what is missing, what is wanted, what is left)."""
+    """The briefing of a step: the candidates in the effects table's order, each with the row
+    that placed it (:mod:`.table`), and the facts the rows rest on, each derived once (what is
+    left, missing, needed from elsewhere, the search, what the task only describes)."""
     verbs = space.verbs
     scene = scene._replace(task=goal_note(scene.task, world.notes))
     lessons = lessons_off_moves(lessons, verbs)
@@ -181,114 +149,23 @@ def brief(
         moved=world.made(),
     )
     missing = searched_now(missing, space.candidates, verbs, world, scene, left)
-    placed: list[Placed] = []
-    if order == "table":
-        now = situation(
-            space.candidates,
-            verbs,
-            world,
-            place=scene.place,
-            held=scene.held,
-            left=left,
-            missing=missing,
-            task=scene.task,
-            wanted=wanted.things if wanted else (),
-            in_place=wanted.in_place if wanted else (),
-            routes=routes,
-            lessons=lessons,
-            near=affinity,
-        )
-        placed = ordered(space.candidates, verbs, now, scene.place)[:limit]
-    offered = (
-        [p.action for p in placed]
-        if order == "table"
-        else offer(
-            space.candidates,
-            verbs,
-            world,
-            scene,
-            lessons=lessons,
-            routes=routes,
-            limit=limit,
-            missing=missing,
-            wanted=wanted,
-            approved=approved,
-            affinity=affinity,
-            goal=goal,
-            left=left,
-        )
-    )
-    if order == "table":  # the rows say what the word rules' pointer lines said
-        return table_briefing(
-            offered,
-            placed,
-            space,
-            world,
-            scene,
-            wanted,
-            missing,
-            left,
-            lessons=lessons,
-            routes=routes,
-            last_result=last_result,
-        )
-    free = (
-        unneeded_puts(
-            offered, verbs, [*world.read(), goal], scene.held, left, known_here(world, offered)
-        )
-        if scene.full
-        else []
-    )
-    possible = {str(a) for a in space.candidates}
-    take = take_for_next(offered, left, scene.held, verbs)
-    take = take if take and offered and str(offered[0]) == take[1] else None
-    search, described, unvisited, here, elsewhere = search_lines(
-        offered, space, world, scene, routes, missing
-    )
-    away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
-    return Briefing(
-        candidates=offered,
-        placed=[p.row for p in placed],
-        last_result=last_result,
-        left=[i.phrase for i in left],
-        helped=helped_now(lessons[0], offered, world.done),
-        looped=[a for a in loop_actions(world.path) if a in possible - {str(o) for o in offered}],
+    now = situation(
+        space.candidates,
+        verbs,
+        world,
+        place=scene.place,
+        held=scene.held,
+        left=left,
         missing=missing,
-        search=search,
-        away=away,
-        fetch=fetch,
-        undo=list(fell_undone(world.fell, offered, verbs) or ()),
-        toward=[f"{place}: {move}" for place, move in task_way(offered, verbs, world, scene)],
-        described=described,
-        unvisited=unvisited,
-        here=here,
-        take_first=list(take or ()),
-        read_first=read_first(offered, verbs, scene.task),
-        stated_first=stated_first(offered, verbs, scene.task),
-        full=list(scene.held) if scene.full else [],
-        free=free[0].args[0] if free else None,
-        elsewhere=elsewhere,
+        task=scene.task,
+        wanted=wanted.things if wanted else (),
+        in_place=wanted.in_place if wanted else (),
+        routes=routes,
+        lessons=lessons,
+        near=affinity,
     )
-
-
-def table_briefing(
-    offered: Sequence[Action],
-    placed: Sequence[Placed],
-    space: ActionSpace,
-    world: WorldModel,
-    scene: Scene,
-    wanted: Wanted | None,
-    missing: Sequence[str],
-    left: Sequence,
-    *,
-    lessons: tuple[Sequence[str], Sequence[str]],
-    routes: Sequence[Route],
-    last_result: str | None,
-) -> Briefing:
-    """The briefing under the effects table: the ranked list with each candidate's row, and
-    the facts the rows rest on (what is left, missing, needed from elsewhere, the search,
-    what the task only describes); none of the word rules' pointers."""
-    verbs = space.verbs
+    placed = ordered(space.candidates, verbs, now, scene.place)[:limit]
+    offered = [p.action for p in placed]
     possible = {str(a) for a in space.candidates}
     search, described, unvisited, here, elsewhere = search_lines(
         offered, space, world, scene, routes, missing
@@ -296,7 +173,7 @@ def table_briefing(
     away, fetch = fetch_lines(offered, verbs, world, scene, wanted, missing)
     pick = decided(placed)
     return Briefing(
-        candidates=list(offered),
+        candidates=offered,
         placed=[p.row for p in placed],
         decided=str(pick) if pick is not None else None,
         choice=[str(a) for a in choice(placed)],
@@ -337,27 +214,6 @@ def search_lines(
     visited = visited_places(world.path)
     elsewhere = seen_elsewhere(world.seen, scene.place, scene.held, visited) if here else []
     return [str(a) for a in search], described, unvisited, here, elsewhere
-
-
-def read_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> str | None:
-    """Told no task (and no read kept for it, :func:`notes.goal_note`): the read that leads
-    ``offered``, which the planner is told to do first (shown the read of the note first,
-    the 1.5B model walked on twice and never read it)."""
-    if task.strip() or not offered or offered[0].verb not in meanings(verbs).reads:
-        return None
-    return str(offered[0])
-
-
-def stated_first(offered: Sequence[Action], verbs: Sequence[VerbSpec], task: str) -> list[str]:
-    """The take or put-down that leads ``offered`` where its thing is one ``task`` states with
-    no act (:func:`stated_of`: "only missing a polished vase"), which the planner is told to
-    do: led by it alone, the 1.5B model walked off from the vase, and on holding it where a
-    put was offered. ``['take' | 'put', action]``, or none."""
-    if not offered or not offered[0].args or not stated_of(task, verbs, offered[0].args[:1]):
-        return []
-    meaning = meanings(verbs)
-    kind = {**dict.fromkeys(meaning.takes, "take"), **dict.fromkeys(meaning.puts, "put")}
-    return [kind[offered[0].verb], str(offered[0])] if offered[0].verb in kind else []
 
 
 def lessons_off_moves(
@@ -443,10 +299,9 @@ def finding(
     space: ActionSpace, world: WorldModel, task: str
 ) -> tuple[list[str], list[str], list[str]]:
     """(what the task asks to find by description while its act on it is not done, "a(n)
-    plant"; the moves to places not visited (moves that name a place; they lead the list,
-    ``choice.task_choice``); once every
-    place is visited, the things here, among which the choice is): all empty when the task
-    describes no such thing."""
+    plant"; the moves to places not visited (moves that name a place); once every place is
+    visited, the things here, among which the choice is): all empty when the task describes
+    no such thing."""
     described = described_things(world, space.verbs, task)
     if not described:
         return [], [], []

@@ -15,7 +15,7 @@ from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.states import shows
-from robomemory.grounding.text import first_at, holds, parsed, word_list
+from robomemory.grounding.text import holds, parsed, word_list
 
 _FAR = 1 << 20  # a place no known route reaches
 MAX_LAYOUT_PLACES = 200  # places whose ways out a task's model keeps
@@ -85,30 +85,6 @@ def update_layout(
 def _newest(by_place: dict) -> dict:
     """The MAX_LAYOUT_PLACES places last told of."""
     return dict(list(by_place.items())[-MAX_LAYOUT_PLACES:])
-
-
-def toward_task_places(
-    task: str,
-    candidates: Sequence[Action],
-    verbs: Sequence[VerbSpec],
-    *,
-    here: str | None,
-    layout: Layout,
-    visited: Collection[str],
-) -> list[tuple[str, Action]]:
-    """(place, the move that starts the told way there) for the first place the task names
-    (in the task's order) that is not ``visited`` ("the coin that is located in the
-    basement": the way to the basement), while the world's texts have told of such a place."""
-    known = {*layout.ways, *layout.links}
-    known |= {p for w in layout.ways.values() for p in w.values()}
-    said = word_list(task)
-    named = [p for p in known if p not in visited and p != here and holds(said, word_list(p))]
-    named.sort(key=lambda p: (first_at(said, word_list(p)), -len(p), p))  # longest name first
-    for place in named:
-        move = layout.first_move(place, here, candidates, verbs)
-        if move is not None:
-            return [(place, move)]
-    return []
 
 
 def hops(routes: Sequence[Route], here: str | None) -> dict[str, int]:
@@ -230,30 +206,6 @@ def closed_at(
         if thing not in revealed and any(shows(states, v, thing) for v in closers):
             out.setdefault(place, []).append(thing)
     return out
-
-
-def searched_out(
-    candidates: Sequence[Action],
-    verbs: Sequence[VerbSpec],
-    *,
-    here: str | None,
-    visited: Collection[str],
-    exits: Mapping[str, Sequence[str]],
-    closed: Mapping[str, Sequence[str]],
-) -> list[Action]:
-    """The moves to a visited place other than ``here`` with nothing left to search there:
-    no exit not taken, no thing shown closed. While a search goes on they lead nowhere new
-    (a small model walks between the rooms it knows while exits stay open)."""
-    moves = meanings(verbs).moves
-    return [
-        a
-        for a in candidates
-        if a.verb in moves
-        and a.args
-        and a.args[0] != here
-        and a.args[0] in visited
-        and not _unsearched(a.args[0], exits, closed)
-    ]
 
 
 def untaken_exits(

@@ -5,11 +5,12 @@ state the goal ("only missing a polished vase"). The effects table types both as
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from itertools import takewhile
 
 from robomemory.core import Action, VerbSpec
-from robomemory.grounding.instructions import SENTENCE, named_verbs
+from robomemory.grounding.instructions import SENTENCE, asked_things, named_verbs
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import LINKS, WORD, words
+from robomemory.grounding.text import FILLER, LINKS, WORD, words
 
 # Words that make what follows one thing, not a class ("take the", "pick it up").
 DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
@@ -87,3 +88,49 @@ def _plural(word: str) -> bool:
     return word in MANY or (
         word not in DEFINITE and word.endswith("s") and not word.endswith(("ss", "us", "is"))
     )
+
+
+# Words a task uses for a thing it named before ("melt ice. First, focus on the substance").
+_GENERIC = frozenset({"substance", "substances", "item", "items", "material"})
+
+
+# Words that begin a thing the task only describes ("paint the thing that holds water").
+_DESCRIBED = frozenset({"thing", "things", "one", "object", "objects"})
+
+
+def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
+    """The things the task asks an irreversible act of by name after "the" ("First, focus
+    on the thermometer": thermometer), in its order: none it only describes ("the thing
+    that ..."), none generic ("the substance"), none of the robot's own making ("paint your
+    picture": made, not found)."""
+    irreversible = meanings(verbs).irreversible
+    text = " ".join(WORD.findall(task.lower()))
+    out: list[str] = []
+    for verb, thing in asked_things(task, verbs):
+        if verb not in irreversible or thing[0] in _DESCRIBED or set(thing) <= _GENERIC:
+            continue
+        phrase = " ".join(thing)
+        if f" the {phrase} " in f" {text} " and phrase not in out:
+            out.append(phrase)
+    return out
+
+
+def stated_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
+    """Of a task that asks no act of the API by name or alias ("The dinner is almost ready!
+    It's only missing a polished vase."), the thing each sentence names last after "a"/"an",
+    up to a linking word: the goal is a state of that thing ("polished vase"), so it is
+    searched for until seen. None of a task that names an act: its instructions say what."""
+    if named_verbs(task, verbs):
+        return []
+    out: list[str] = []
+    for sentence in SENTENCE.split(task):
+        said = WORD.findall(sentence.lower())
+        last = max((i for i, w in enumerate(said) if w in ("a", "an")), default=None)
+        if last is None:
+            continue
+        thing = [
+            w for w in takewhile(lambda w: w not in LINKS_PAST, said[last + 1 :]) if w not in FILLER
+        ]
+        if thing and thing[0] not in _DESCRIBED and not set(thing) <= _GENERIC:
+            out.append(" ".join(thing))
+    return list(dict.fromkeys(out))

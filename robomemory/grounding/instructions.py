@@ -59,21 +59,6 @@ def named_verbs(text: str, verbs: Sequence[VerbSpec]) -> set[str]:
     return {verb.name for _, _, verb in _mentions(word_list(text), verbs)}
 
 
-def verb_phrases(text: str, verbs: Sequence[VerbSpec]) -> dict[str, list[list[str]]]:
-    """For each verb ``text`` names, the content words after each mention, up to the next
-    verb or INSTRUCTION_WORDS words, pointers left out ("mix sodium chloride, water" ->
-    ``{"mix": [["sodium", "chloride", "water"]]}``): what it is asked of, known name or not."""
-    content = word_list(text)
-    mentions = _mentions(content, verbs)
-    out: dict[str, list[list[str]]] = {}
-    for k, (start, n, verb) in enumerate(mentions):
-        nxt = mentions[k + 1][0] if k + 1 < len(mentions) else len(content)
-        stop = min(nxt, start + n + INSTRUCTION_WORDS)
-        phrase = [w for w in content[start + n : stop] if w not in _POINTERS]
-        out.setdefault(verb.name, []).append(phrase)
-    return out
-
-
 def instructions(
     text: str,
     verbs: Sequence[VerbSpec],

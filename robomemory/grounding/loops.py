@@ -11,12 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robomemory.core import VerbSpec
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding.instructions import named_verbs
-from robomemory.grounding.meanings import meanings
 from robomemory.grounding.spent import FAILED
-from robomemory.grounding.text import parsed
 
 # (action, world after it, place after it[, the answer to a failed action]); the first entry
 # is ("", start world, start place)
@@ -61,16 +57,6 @@ def extend_path(
     return [*map(list, path), step][-MAX_PATH:]
 
 
-def changing_actions(path: Sequence[Sequence]) -> list[str]:
-    """The task's actions after which the world's state was another (all of them where the
-    world tells no state), oldest first: what was done, over the whole path."""
-    out: list[str] = []
-    for before, step in zip(path, path[1:], strict=False):
-        if step[1] is None or step[1] != before[1]:
-            out.append(str(step[0]))
-    return out
-
-
 def visited_places(path: Sequence[Sequence]) -> list[str]:
     """The places the robot has been in this task, first visit first."""
     return list(dict.fromkeys(str(s[2]) for s in path if len(s) > 2 and s[2]))
@@ -112,37 +98,6 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
     back = len(path) >= 4 and _where(path[-1]) == _where(path[-3])
     if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out and back:
         out.append(acts[-2])
-    return out
-
-
-def undone_before(path: Sequence[Sequence], verbs: Sequence[VerbSpec], task: str) -> list[str]:
-    """Undos the task's ``path`` shows done (a declared reversal of an act that takes no
-    thing: close, turn off), oldest first, but those of a verb the ``task`` names (it asks
-    for them): a thing closed once and opened again is not closed again (an open-close
-    cycle over three things went on for thirty steps; the loop rule above sees a state come
-    back only after the cycle has gone round)."""
-    meaning = meanings(verbs)
-    undos = {v for v, of in meaning.reverses.items() if of not in meaning.takes}
-    undos -= named_verbs(task, verbs)
-    out: list[str] = []
-    for step in path[1:]:
-        action = str(step[0])
-        refused = len(step) > 3 and step[3] is not None
-        if not refused and parsed(action)[0] in undos and action not in out:
-            out.append(action)
-    return out
-
-
-def dropped_before(path: Sequence[Sequence], verbs: Sequence[VerbSpec]) -> set[str]:
-    """The things the task's ``path`` shows dropped (a put-down that names no place, not
-    refused): given up where the robot stood."""
-    meaning = meanings(verbs)
-    drops = {v.name for v in verbs if v.name in meaning.puts and len(v.arg_kinds) == 1}
-    out: set[str] = set()
-    for step in path[1:]:
-        verb, args = parsed(str(step[0]))
-        if verb in drops and args and not (len(step) > 3 and step[3] is not None):
-            out.add(args[0])
     return out
 
 

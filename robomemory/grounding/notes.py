@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from robomemory.core import VerbSpec
 from robomemory.episode import TrajectoryStep
+from robomemory.grounding.goal_words import stated_things
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.ranking import stated_things
 from robomemory.grounding.text import WORD, parsed
 
 NOTE_MIN_LINES = 4  # a read answered by a document (instructions, a manual), not a sentence

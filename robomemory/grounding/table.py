@@ -52,7 +52,7 @@ class Row(NamedTuple):
 # The table, best first: a candidate is placed by the first row whose label it carries.
 ROWS: tuple[Row, ...] = (
     Row("instructed", "does an instruction left, as written"),
-    Row("achieves", "makes a goal relation true"),
+    Row("achieves", "makes a goal relation true, or ends a task all done in a world of no score"),
     Row("helped", "a recalled lesson says it helped"),
     Row("enables", "makes true what an instruction left needs of its own thing"),
     Row("fetches", "goes toward where a thing the goal needs was seen"),
@@ -272,6 +272,9 @@ class Situation(NamedTuple):
     fetch_part: Mapping[str, int] = {}  # fetch move -> the first goal part its thing serves
     search_part: int | None = None  # the first goal part a thing searched for serves
     tried: frozenset[str] = frozenset()  # acts done this task the score did not rise after
+    # every instruction done in a world that keeps no score: only the robot can say it is over
+    # (a world that scores ends the task itself once it is met)
+    finished: bool = False
 
 
 def situation(
@@ -390,6 +393,7 @@ def situation(
         fetch_part=fetch_part,
         search_part=search_part,
         tried=tried,
+        finished=not left and bool(world.done) and world.score is None,
     )
 
 
@@ -439,6 +443,8 @@ def labels(
         out.add("loops")
     if action.verb == TASK_COMPLETE:
         # with no typed goal (nothing read, or only described) it is an end nothing asked for
+        if now.finished:
+            return out | {"achieves"}
         return out | ({"completes"} if now.goal else {"irreversible"})
     if verb is None:
         return out | {"unknown"}

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from robomemory.core import Action
-
 WORD = re.compile(r"[a-z]+")
 # Words too common to tie an action to a goal.
 FILLER = frozenset({"the", "a", "an", "to", "of", "in", "on", "up", "down", "with", "and"})
@@ -28,11 +26,6 @@ def parsed(action: str) -> tuple[str, list[str]]:
     """``("verb", [args])`` of an action's text ``verb(a, b)``."""
     verb, _, rest = action.partition("(")
     return verb, [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
-
-
-def named_by(action: Action, text: str) -> bool:
-    """Whether ``text`` contains a word of the action's verb or arguments."""
-    return bool(words(" ".join([action.verb, *action.args])) & set(WORD.findall(text.lower())))
 
 
 def holds(seq: Sequence[str], part: Sequence[str]) -> bool:

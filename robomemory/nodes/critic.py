@@ -24,15 +24,12 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         verdict = CriticVerdict(approve=False, reason=f"{action} is not possible now")
         return run.finish({"verdict": verdict.model_dump()})
     config = run.ctx.config
-    if config.grounding == "table" and config.table_decides:
+    if config.table_decides:
         if first := below_table(action, briefing_of(state)):
             verdict = CriticVerdict(approve=False, reason=f"the table places first: {first}")
             return run.finish({"verdict": verdict.model_dump()})
     if withheld(action, briefing_of(state), space.verbs):
         verdict = CriticVerdict(approve=False, reason=f"{action} is not offered now")
-        return run.finish({"verdict": verdict.model_dump()})
-    if first := superseded(action, briefing_of(state)):
-        verdict = CriticVerdict(approve=False, reason=f"what the task states is here: {first}")
         return run.finish({"verdict": verdict.model_dump()})
     user = critic_user(
         state.get("working_memory") or f"Task: {task_view(state['task'])}",
@@ -50,21 +47,13 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 
 def withheld(action: Action, briefing: Briefing, verbs: Sequence[VerbSpec]) -> bool:
-    """Whether a later plan step is an irreversible act the step's offered list does not
-    hold: the grounding withheld it (another act asked of its thing, a lesson said it hurt)
-    or cut it, and what cannot be undone is not run unseen (a plan's second step did one
-    irreversible act where the notes asked another of its thing, and the task was lost)."""
+    """Whether a later plan step is an irreversible act (as its verb declares: each world's
+    booleans agree with its effects, tests check) the step's offered list does not hold: the
+    cut left it out, and what cannot be undone is not run unseen (a plan's second step did
+    one irreversible act where the notes asked another of its thing, and the task was lost)."""
     irreversible = {v.name for v in verbs if v.irreversible}
     offered = {str(a) for a in briefing.candidates}
     return action.verb in irreversible and bool(offered) and str(action) not in offered
-
-
-def superseded(action: Action, briefing: Briefing) -> str | None:
-    """The take or put of the thing the task states that leads this step's list, where a later
-    plan step is another act: the plan was made before the world showed it (a plan to walk
-    back past the room where the sought thing came into sight carried the robot off)."""
-    first = briefing.stated_first
-    return first[1] if first and str(action) != first[1] else None
 
 
 def below_table(action: Action, briefing: Briefing) -> str | None:

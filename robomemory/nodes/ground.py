@@ -15,7 +15,7 @@ from robomemory.grounding import Scene, WorldModel, brief
 from robomemory.grounding.goal_words import class_relations, state_relations
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.text import parsed
-from robomemory.memory.lessons import lesson_actions, verdict_actions, verdict_places
+from robomemory.memory.lessons import lesson_actions, verdict_places
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun, action_space
 from robomemory.state import AgentState, observation_of, world_model
@@ -38,12 +38,10 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         with_verdict_places(world_model(state), semantic),
         scene,
         lessons=lesson_actions(semantic),
-        approved=verdict_actions(semantic)[0],
         routes=map_routes(run.ctx),
         limit=run.ctx.config.max_candidates,
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
         affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task, scene.held),
-        order=run.ctx.config.grounding,
     )
     return run.finish({"briefing": briefing.model_dump(mode="json")})
 

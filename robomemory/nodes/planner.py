@@ -71,5 +71,5 @@ def _table_pick(config: AgentConfig, briefing: Briefing) -> Action | None:
 
 def _table_confines(config: AgentConfig) -> bool:
     """Whether the table's order binds the planner: it takes what the table decides and
-    chooses among what it leaves open (config ``table_decides`` under ``grounding=table``)."""
-    return config.grounding == "table" and config.table_decides
+    chooses among what it leaves open (config ``table_decides``)."""
+    return config.table_decides

@@ -134,34 +134,21 @@ def planner_user(
     """The planner's user message, stable parts first: working memory (task first), the
     actions possible now (described from ``space``), then the briefing's lines: the last
     result again, what helped before and is possible now, what is not offered because it
-    would loop, what is left to do, the take the next of it needs first, with no task the
-    read to do first, the take or put-down of a thing the task states, that the hands are
-    full, what is not seen yet and where
-    to look, what is needed from elsewhere and the way there, the undo of what lowered the
-    score, the way to a place the task names not visited yet (where the world told its ways),
-    what the task only describes and where it may be (a small model weighs the end most)."""
+    would loop, what is left to do, that the hands are full, what is not seen yet and where
+    to look, what is needed from elsewhere and the way there, what the task only describes
+    and where it may be (a small model weighs the end most)."""
     b = briefing
     parts = briefing_head(context, b, space, names=True)
     if b.looped:
         parts.append(looped_line(b.looped))
     if b.left:
         parts.append(left_line(b.left))
-    if b.take_first:
-        parts.append(take_line(b.take_first))
-    if b.read_first:
-        parts.append(f"No task given: a text here may state it. Read first: {b.read_first}")
-    if b.stated_first:
-        parts.append(stated_line(b.stated_first))
     if b.full:
-        parts.append(full_line(b.full, b.free))
+        parts.append(full_line(b.full))
     if b.missing:
         parts.append(unseen_line(b.missing, b.search))
     if b.away and b.fetch:
         parts.append(fetch_line(b.away, b.fetch))
-    if b.undo:
-        parts.append(undo_line(b.undo))
-    if b.toward:
-        parts.append(toward_line(b.toward))
     if b.described and (b.unvisited or b.here or b.search):
         parts.append(finding_line(b.described, b.unvisited, b.here, b.search, b.elsewhere))
     if critique:
@@ -192,28 +179,10 @@ def left_line(left: Sequence[str]) -> str:
     return f"Left to do: {', '.join(left)}"
 
 
-def take_line(take_first: Sequence[str]) -> str:
-    """The next instruction left and the take of its thing that leads the list: led by the
-    take alone, a small model went on with the instruction listed before it (off to find a
-    kiln) and left the thing to cut lying there."""
-    return f"To {take_first[0]}, first: {take_first[1]}"
-
-
-def stated_line(stated_first: Sequence[str]) -> str:
-    """What to do first with the thing the task states: take it where it lies, try it where
-    it is held (shown the take or the put leading alone, a small model walked off)."""
-    kind, action = stated_first
-    if kind == "take":
-        return f"What the task states lies here. Take it: {action}"
-    return f"You hold what the task states. Try it here: {action}"
-
-
-def full_line(held: Sequence[str], free: str | None) -> str:
+def full_line(held: Sequence[str]) -> str:
     """The hands are full: the world offers no take (a small model, shown none, read every
-    thing in the room instead of putting one down), and which held thing nothing left needs
-    (told only "put one down", it put down the thing it had just taken, and took it again)."""
-    line = f"Hands full ({', '.join(held)})"
-    return f"{line}: put down the {free} to take another." if free else f"{line}."
+    thing in the room instead of putting one down)."""
+    return f"Hands full ({', '.join(held)}): put one down to take another."
 
 
 def unseen_line(missing: Sequence[str], search: Sequence[str]) -> str:
@@ -227,21 +196,6 @@ def fetch_line(away: Sequence[str], moves: Sequence[str]) -> str:
     """What the instructions need that was seen elsewhere, and the way there: without it a
     small model shuffles what it holds where it is, the way there first in its list."""
     return f"Needed, seen elsewhere: {', '.join(away)}. Go there first: {', '.join(moves[:2])}"
-
-
-def undo_line(undo: Sequence[str]) -> str:
-    """The newest act after which the world's score fell and the offered act that undoes it:
-    a small model walked away from the thing it had put in the wrong place, its undo first
-    in the list."""
-    return f"The score fell after {undo[0]}; undo it: {undo[1]}"
-
-
-def toward_line(toward: Sequence[str]) -> str:
-    """A place the task names that the robot has not been in since the score last rose, and
-    the first move of the way the world told there: a small model walked the other way with
-    it first in its list."""
-    place, move = toward[0].rsplit(": ", 1)
-    return f"The task names the {place}; the way there starts: {move}"
 
 
 def finding_line(

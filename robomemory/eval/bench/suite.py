@@ -157,13 +157,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "default: 1 to the config's max_plan_len, the model's choice",
     )
     p.add_argument(
-        "--grounding",
-        choices=("rules", "table"),
-        default=None,
-        help="how the offered actions are ordered: rules (default) or table (one labelling "
-        "by effects, grounding.table)",
-    )
-    p.add_argument(
         "--memory-scope",
         choices=("suite", "task"),
         default="suite",
@@ -192,8 +185,6 @@ def config_from_args(args: argparse.Namespace) -> AgentConfig:
         cfg.model.model = args.model_name
     if args.base_url:
         cfg.model.base_url = args.base_url
-    if getattr(args, "grounding", None):
-        cfg.grounding = args.grounding
     plan_len = getattr(args, "plan_len", None)  # other benches share these arguments
     if plan_len is not None:
         try:
