@@ -208,28 +208,3 @@ def test_the_world_model_keeps_the_ways_the_world_told_and_routes_by_them():
     layout = world.layout()
     assert layout.first_move("outside", "studio", moves, verbs) == moves[0]  # via the garage
     assert layout.first_move("cellar", "studio", moves, verbs) is None  # never told of
-
-
-def test_the_open_briefing_points_only_into_what_the_table_leaves_open():
-    """Under ``table_decides`` the planner is shown only the table's choice: the lines that
-    point into the list name none of what it may not pick (a fetch, a search, a lesson)."""
-    from robomemory.core import Action
-
-    go = [Action(verb="navigate_to", args=[p]) for p in ("attic", "cellar", "garden")]
-    b = Briefing(
-        candidates=[*go, Action(verb="look")],
-        placed=["searches", "searches", "fetches", "informs"],
-        choice=["navigate_to(attic)", "navigate_to(cellar)"],
-        helped=["look()", "navigate_to(cellar)"],
-        search=["navigate_to(attic)", "navigate_to(garden)"],
-        away=["apple (garden)"],
-        fetch=["navigate_to(garden)"],
-        unvisited=["navigate_to(garden)", "navigate_to(cellar)"],
-    )
-    open_ = b.left_open()
-    assert [str(a) for a in open_.candidates] == ["navigate_to(attic)", "navigate_to(cellar)"]
-    assert open_.placed == ["searches", "searches"]
-    assert open_.helped == ["navigate_to(cellar)"] and open_.search == ["navigate_to(attic)"]
-    assert open_.fetch == [] and open_.away == []  # the way to the apple is not open
-    assert open_.unvisited == ["navigate_to(cellar)"]
-    assert Briefing(candidates=b.candidates).left_open() == Briefing(candidates=b.candidates)

@@ -97,24 +97,13 @@ class Briefing(BaseModel):
 
     def left_open(self) -> Briefing:
         """This briefing with only the candidates the table leaves open (``choice``), each
-        with its row, and lines that point only into them (a line naming an action the model
-        may not pick would ask it to); itself where the table set none."""
+        with its row; itself where the table set none."""
         if not self.choice:
             return self
         keep = [i for i, a in enumerate(self.candidates) if str(a) in self.choice]
         placed = [self.placed[i] for i in keep] if len(self.placed) == len(self.candidates) else []
-        open_ = set(self.choice)
-        fetch = [a for a in self.fetch if a in open_]
         return self.model_copy(
-            update={
-                "candidates": [self.candidates[i] for i in keep],
-                "placed": placed,
-                "helped": [a for a in self.helped if a in open_],
-                "search": [a for a in self.search if a in open_],
-                "fetch": fetch,
-                "away": self.away if fetch else [],
-                "unvisited": [a for a in self.unvisited if a in open_],
-            }
+            update={"candidates": [self.candidates[i] for i in keep], "placed": placed}
         )
 
 
