@@ -1,6 +1,7 @@
 """Quantities in names ("19ml of aluminum", "1,500 mg"), compared as quantities, not words (pure).
 
-Mass (mg, g, kg), volume (ml, l) and length (mm, cm, m, km), the units a sorting task names;
+Mass (mg, g, kg), volume (ml, l) and length (mm, cm, m, km), the units a sorting task names,
+and a count ("40 oranges");
 each value is kept in its dimension's smallest unit here (mg, ml, mm), so every factor is whole.
 """
 
@@ -65,11 +66,17 @@ class Quantity(NamedTuple):
         return NotImplemented if v is None else self.value >= v
 
 
+# a name that begins with a bare number: how many ("40 oranges": a count)
+_COUNT = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)\s+[a-z]", re.IGNORECASE)
+
+
 def quantity_in(text: str) -> Quantity | None:
-    """The first quantity ``text`` names ("19ml of aluminum" -> 19 ml), or None."""
+    """The first quantity ``text`` names ("19ml of aluminum" -> 19 ml), else the count a
+    name begins with ("40 oranges" -> 40, dimension ``count``), or None."""
     m = _QUANTITY.search(text)
     if m is None:
-        return None
+        c = _COUNT.match(text)
+        return Quantity(float(c.group(1).replace(",", "")), "count") if c else None
     dimension, factor = _UNITS[m.group(2).lower()]
     value = Decimal(m.group(1).replace(",", "")) * factor  # exact: 0.5 l is 500 ml
     return Quantity(float(value), dimension)

@@ -282,7 +282,12 @@ def test_the_grounding_imports_only_core_and_episode():
     for module in package.glob("*.py"):
         for node in ast.walk(ast.parse(module.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robomemory"):
-                pure = ("robomemory.core", "robomemory.effects", "robomemory.episode")
+                pure = (
+                    "robomemory.core",
+                    "robomemory.effects",
+                    "robomemory.episode",
+                    "robomemory.quantities",
+                )
                 inside = node.module.startswith("robomemory.grounding")
                 assert node.module in pure or inside, (module.name, node.module)
 

@@ -448,3 +448,84 @@ def test_an_act_on_nothing_left_to_do_elsewhere_is_fetched_where_it_was_offered(
     now = situation(ways, VERBS, world, place="yard", held=(), left=[wiggle], missing=[])
     placed = {str(p.action): p.row for p in ordered(ways, VERBS, now, "yard")}
     assert placed == {"navigate_to(kitchen)": "fetches", "navigate_to(hall)": "irrelevant"}
+
+
+SORT_TASK = (
+    "Your task is to sort objects by quantity. First, place the object with the smallest "
+    "quantity in the box. Then, place the objects with the next smallest quantity in the box."
+)
+
+
+def test_an_act_asked_in_order_of_quantity_is_done_to_the_next_thing_in_that_order():
+    things = ["25g of brick", "34kg of wood", "37mg of wood", "box", "patio chair"]
+    parts = goal_parts([], VERBS, SORT_TASK, things)
+    assert [str(p.act) for p in parts] == ["place_in(37mg of wood, box)"]  # 37 mg < 25 g < 34 kg
+    made = {Atom("in", ("37mg of wood", "box"))}
+    assert [str(p.act) for p in goal_parts([], VERBS, SORT_TASK, things, made)] == [
+        "place_in(25g of brick, box)"
+    ]
+    largest = SORT_TASK.replace("smallest", "largest")
+    assert [str(p.act) for p in goal_parts([], VERBS, largest, things)] == [
+        "place_in(34kg of wood, box)"
+    ]
+    counted = ["40 oranges", "6 bananas", "10 peaches", "box"]  # a count is a quantity too
+    assert [str(p.act) for p in goal_parts([], VERBS, SORT_TASK, counted)] == [
+        "place_in(6 bananas, box)"
+    ]
+    # its take enables it; a put of a later thing in the order is not what is asked
+    offered = ("pick_up(37mg of wood)", "pick_up(34kg of wood)", "look()")
+    seen = dict.fromkeys(things, "yard")
+    assert row("pick_up(25g of brick)", left=(), task=SORT_TASK, offered=offered, seen=seen) == (
+        "irrelevant"
+    )
+    assert row("pick_up(37mg of wood)", left=(), task=SORT_TASK, offered=offered[1:]) == "enables"
+    # the box is not known yet (nothing held, no put offered): the task's words name it
+    assert [str(p.act) for p in goal_parts([], VERBS, SORT_TASK, things[:3])] == [
+        "place_in(37mg of wood, box)"
+    ]
+    held = ("37mg of wood", "25g of brick")
+    put = ("place_in(25g of brick, box)", "place_in(37mg of wood, box)")
+    assert row(put[1], left=(), task=SORT_TASK, held=held, offered=put[:1]) == "instructed"
+    assert row(put[0], left=(), task=SORT_TASK, held=held, offered=put[1:]) != "instructed"
+
+
+def test_a_thing_recalled_from_another_task_is_not_in_this_tasks_order():
+    # "5mg of sand" was seen in this world before, but nothing of this task offers or holds it
+    world = WorldModel(seen={"5mg of sand": "yard", "box": "yard"})
+    offered = [act("pick_up(25g of brick)"), act("pick_up(37mg of wood)")]
+    now = situation(offered, VERBS, world, place="yard", held=(), left=[], missing=[],
+                    task=SORT_TASK)  # fmt: skip
+    assert [str(p.act) for p in now.goal] == ["place_in(37mg of wood, box)"]
+
+
+def test_a_note_whose_instructions_are_all_done_is_read_again_where_the_task_says_so():
+    from robomemory.grounding.instructions import left_instructions
+
+    task = "Your task is to read and follow the instructions book. Repeat until the game ends."
+    note = "read(instructions book): The current task is to pick up the papaya."
+    names = ["instructions book", "papaya", "peach"]
+    left = left_instructions([note], ["read(instructions book)"], VERBS, names, task=task,
+                             offered=names)  # fmt: skip
+    assert [(i.verb, i.thing) for i in left] == [("pick_up", "papaya")]
+    done = ["read(instructions book)", "pick_up(papaya)"]
+    left = left_instructions([note], done, VERBS, names, task=task, offered=names)
+    assert [(i.verb, i.thing) for i in left] == [("read", "instructions book")]
+    # a note that gave no instruction is not read again for that
+    plain = "read(instructions book): It is a book."
+    assert left_instructions([plain], done, VERBS, names, task=task, offered=names) == []
+
+
+def test_a_thing_named_with_an_act_the_api_lacks_is_no_stated_goal():
+    task = "Your first task is to solve the math problem. Then, pick up the item."
+    assert goal_parts([], VERBS, task, ["math problem", "box"]) == []
+
+
+def test_a_spent_note_is_not_read_again_while_the_task_asks_something_else():
+    from robomemory.grounding.instructions import left_instructions
+
+    task = "Read the cookbook. Once done, eat the meal."
+    note = "read(cookbook): Directions: pick up the milk."
+    names = ["cookbook", "milk", "meal"]
+    done = ["read(cookbook)", "pick_up(milk)"]
+    left = left_instructions([note], done, VERBS, names, task=task, offered=names)
+    assert [(i.verb, i.thing) for i in left] == [("eat", "meal")]

@@ -40,9 +40,11 @@ def test_mass_and_volume_do_not_compare():
 
 
 def test_a_name_without_a_quantity_has_none():
-    assert quantity_in("5 limes") is None  # a word that starts like a unit is no unit
-    assert quantity_in("3 mangos and 2 grapes") is None
+    assert quantity_in("5 limes") == Quantity(5, "count")  # "l..." is no unit: 5 of them
+    assert quantity_in("3 mangos and 2 grapes") == Quantity(3, "count")
+    assert quantity_in("1,024 grapefruits") < quantity_in("2,048 grapes")
     assert quantity_in("the red box") is None
+    assert quantity_in("box 5") is None  # a count begins the name
     assert quantity_in("a box of 7g of salt") == Quantity(7000, "mass")
     with pytest.raises(ValueError, match="no quantity in 'the red box'"):
         parse_quantity("the red box")

@@ -92,6 +92,10 @@ DEV_IDS: dict[str, list[str]] = {
     "twx-twc": [f"twx-twc-s{s}" for s in range(5)],
     "twx-coin": [f"twx-coin-s{s}" for s in range(10, 15)],
     "twx-mapreader": [f"twx-mapreader-s{s}" for s in range(10, 15)],
+    **{
+        f"twx-{g}": [f"twx-{g}-s{s}" for s in range(5)]
+        for g in ("sorting", "arithmetic", "peckingorder")
+    },
 }
 # What makes a task of each world another task: where it is drawn from.
 DRAW_KEYS = {"textworld": ("seed",), "scienceworld": ("variation",), "twx": ("seed", "fold")}
@@ -161,7 +165,7 @@ def test_twx_test_seeds_are_the_worlds_first_test_seeds():
 
     env = TextWorldExpressEnv()
     try:
-        for name in ("twx-cooking", "twx-twc", "twx-coin", "twx-mapreader"):
+        for name in ("twx-cooking", "twx-twc", "twx-coin", "twx-mapreader", "twx-sorting"):
             task = get_suite(name, "test").tasks[0].params
             game = task["game"]
             env.load(game, task.get("params", GAME_DEFAULTS.get(game, "")))

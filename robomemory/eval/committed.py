@@ -14,7 +14,7 @@ from pathlib import Path
 
 import robomemory
 
-ROW = re.compile(r"^\|\s*`(?P<suite>[^`]+)`\s*\|.*\]\(results/(?P<folder>[^)/]+)/?\)\s*\|\s*$")
+ROW = re.compile(r"^\|\s*`(?P<suite>[^`]+)`\s*\|.*\]\(results/(?P<folder>[^)]+?)/?\)\s*\|\s*$")
 
 
 def repo_root() -> Path:

@@ -8,8 +8,8 @@
   state only their goal ("Find the keycard and pick it up.", ``eval/tw_goal.py``).
 - ``sw-easy`` / ``sw`` / ``sw-tasks``: ScienceWorld task x variation lists (``easy``
   simplifications / none).
-- ``twx-cooking`` / ``twx-twc`` / ``twx-coin`` / ``twx-mapreader``: TextWorldExpress games from
-  seeds.
+- ``twx-cooking`` / ``twx-twc`` / ``twx-coin`` / ``twx-mapreader`` / ``twx-sorting`` /
+  ``twx-arithmetic`` / ``twx-peckingorder``: TextWorldExpress games from seeds.
 - ``tales-twx`` / ``tales-sw``: TALES' 16 TextWorldExpress games and 30 ScienceWorld tasks with
   its settings and protocol (``protocol="tales"``; eval/tales.py).
 
@@ -515,6 +515,10 @@ SUITES = {
     # so the floor sets the limit, not twice the oracle's
     "twx-coin": lambda: _twx("coin", TWX_OWN_SEEDS, TWX_COIN_PARAMS, max_steps=70),
     "twx-mapreader": lambda: _twx("mapreader", TWX_OWN_SEEDS, TWX_MAPREADER_PARAMS),
+    # the games the first candidate loses, at TALES' settings (its gameParams: the defaults)
+    "twx-sorting": lambda: _twx("sorting"),
+    "twx-arithmetic": lambda: _twx("arithmetic"),
+    "twx-peckingorder": lambda: _twx("peckingorder"),
     "tales-twx": tales_twx_suite,  # TALES' settings and protocol (eval/tales.py)
     "tales-sw": tales_sw_suite,
 }
@@ -552,6 +556,9 @@ TEST_SUITES = {
     "twx-twc": lambda: _twx("twc", TWX_TEST_SEEDS, fold="test"),
     "twx-coin": lambda: _twx("coin", TWX_TEST_SEEDS, TWX_COIN_PARAMS, max_steps=70, fold="test"),
     "twx-mapreader": lambda: _twx("mapreader", TWX_TEST_SEEDS, TWX_MAPREADER_PARAMS, fold="test"),
+    "twx-sorting": lambda: _twx("sorting", TWX_TEST_SEEDS, fold="test"),
+    "twx-arithmetic": lambda: _twx("arithmetic", TWX_TEST_SEEDS, fold="test"),
+    "twx-peckingorder": lambda: _twx("peckingorder", TWX_TEST_SEEDS, fold="test"),
 }
 
 

@@ -4,13 +4,16 @@ state the goal ("only missing a polished vase"). The effects table types both as
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Sequence
 from itertools import takewhile
+from typing import NamedTuple
 
 from robomemory.core import Action, VerbSpec
 from robomemory.grounding.instructions import SENTENCE, asked_things, named_verbs
 from robomemory.grounding.meanings import meanings
-from robomemory.grounding.text import FILLER, LINKS, WORD, words
+from robomemory.grounding.text import FILLER, LINKS, WORD, first_at, words
+from robomemory.quantities import quantity_in
 
 # Words that make what follows one thing, not a class ("take the", "pick it up").
 DEFINITE = frozenset({"the", "a", "an", "this", "that", "it", "its", "your", "my"})
@@ -64,12 +67,15 @@ def state_relations(
 
 def state_named(task: str, verbs: Sequence[VerbSpec], things: Collection[str]) -> set[str]:
     """The ``things`` a sentence of ``task`` that names no act of the API names, every word
-    ("It's only missing a polished vase": the vase, its state the goal)."""
+    after its "a"/"an" ("It's only missing a polished vase": the vase, its state the goal;
+    not "solve the math problem", an act the API lacks on a thing it knows)."""
     named: set[str] = set()
     for sentence in SENTENCE.split(task):
-        said = words(sentence)
-        if said and not named_verbs(sentence, verbs):
-            named |= {t for t in things if words(t) and words(t) <= said}
+        said = WORD.findall(sentence.lower())
+        first = next((i for i, w in enumerate(said) if w in ("a", "an")), None)
+        if first is not None and not named_verbs(sentence, verbs):
+            stated = words(" ".join(said[first + 1 :]))
+            named |= {t for t in things if words(t) and words(t) <= stated}
     return named
 
 
@@ -134,3 +140,64 @@ def stated_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
         if thing and thing[0] not in _DESCRIBED and not set(thing) <= _GENERIC:
             out.append(" ".join(thing))
     return list(dict.fromkeys(out))
+
+
+# Superlatives that order an act on many things by the quantity each names: 1, smallest first.
+_ORDER = dict.fromkeys(("smallest", "least", "lightest", "shortest", "fewest", "lowest"), 1)
+_ORDER |= dict.fromkeys(("largest", "greatest", "most", "heaviest", "longest", "biggest"), -1)
+
+
+class QuantityOrder(NamedTuple):
+    """An act of two arguments the task asks of its things one by one, in the order of the
+    quantities they name ("place the object with the smallest quantity in the box")."""
+
+    verb: str
+    where: str  # its second argument, a thing the task names after the superlative
+    direction: int  # 1: smallest first; -1: largest first
+
+
+def ordered_act(
+    task: str, verbs: Sequence[VerbSpec], names: Collection[str]
+) -> QuantityOrder | None:
+    """The first sentence of ``task`` that names an act of two arguments (not a move), then a
+    superlative (:data:`_ORDER`), then the act's second argument: a known name (``names``),
+    else the words after the sentence's last link ("... in the box": box)."""
+    moves = meanings(verbs).moves
+    two = [v for v in verbs if len(v.arg_kinds) == 2 and v.name not in moves]
+    known = sorted(((WORD.findall(n.lower()), n) for n in names), key=lambda x: -len(x[0]))
+    for sentence in SENTENCE.split(task):
+        said = WORD.findall(sentence.lower())
+        for verb in two:
+            forms = (WORD.findall(f.lower()) for f in (verb.name, *verb.aliases))
+            at = min((first_at(said, f) for f in forms if f), default=len(said))
+            most = next((i for i, w in enumerate(said) if w in _ORDER and i > at), None)
+            if most is None:
+                continue
+            after = said[most + 1 :]
+            where = next(
+                (
+                    n
+                    for i in range(len(after))
+                    for seq, n in known
+                    if seq and after[i : i + len(seq)] == seq
+                ),
+                None,
+            )
+            link = max((i for i, w in enumerate(after) if w in LINKS), default=None)
+            if where is None and link is not None:
+                where = " ".join(w for w in after[link + 1 :] if w not in FILLER) or None
+            if where is not None:
+                return QuantityOrder(verb.name, where, _ORDER[said[most]])
+    return None
+
+
+def next_in_order(things: Collection[str], direction: int) -> str | None:
+    """Of ``things``, the one whose quantity comes first (``direction`` 1: the smallest), among
+    those of the dimension most of them measure; None if none names a quantity."""
+    measured = [(t, q) for t in sorted(things) if (q := quantity_in(t)) is not None]
+    if not measured:
+        return None
+    dims = Counter(q.dimension for _, q in measured)
+    dim = max(dims, key=lambda d: (dims[d], d))
+    same = [(q.value, t) for t, q in measured if q.dimension == dim]
+    return (min(same) if direction > 0 else max(same))[1]

@@ -351,18 +351,27 @@ def left_instructions(
         return not result_forms(ins.phrase.split()[0]).isdisjoint(state)
 
     def over(ins: Instruction) -> bool:  # one that refers is done on whatever thing it was,
+        if (ins.verb, ins.thing) in spent:  # a note all done may say what is next: read again,
+            return False  # when nothing else is left
         if ins.named:  # but on the thing named before it ("take it": a coin, not a teapot)
             return any(v == ins.verb and t and words(ins.described) <= words(t) for v, t in did)
         return (ins.verb, ins.thing) in did or (ins.refers and ins.verb in done_verbs)
 
     done_verbs = {verb for verb, _ in did}
+    spent: set[tuple[str, str | None]] = set()  # reads whose note gave instructions, all done
     irreversible = {v.name for v in verbs if v.irreversible}
     out: list[Instruction] = []
     moving = {v.name for v in verbs if v.moves} if moved is not None else set()
     ways = [x for a in moved or () for x in parsed(a)[1][:1] if parsed(a)[0] in moving]
-    texts = [(n.split(": ", 1)[-1], names, False) for n in notes] + [(task, offered, True)]
-    for text, known, referring in texts:  # a further argument may be anything known
+    heads = [n.partition(": ") for n in notes]
+    texts = [
+        ((h, t) if sep else ("", n), names, False)
+        for n, (h, sep, t) in zip(notes, heads, strict=True)
+    ]
+    texts += [(("", task), offered, True)]
+    for (head, text), known, referring in texts:  # a further argument may be anything known
         given = instructions(text, verbs, known, referring=referring, further=names)
+        before = len(out)
         route = (
             []
             if not moving
@@ -397,7 +406,11 @@ def left_instructions(
             fresh = all(ins.phrase != o.phrase for o in out)
             if not over(ins) and not shows(ins) and fresh:
                 out.append(ins)
-    return out
+        if head and given and len(out) == before:
+            verb, args = parsed(head)
+            spent.add((verb, args[0] if args else None))
+    again = [i for i in out if (i.verb, i.thing) in spent]  # only where nothing else is left
+    return out if len(again) == len(out) else [i for i in out if i not in again]
 
 
 def route_done(route: Sequence[Instruction], moved: Sequence[str], moving: Collection[str]) -> int:

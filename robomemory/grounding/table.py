@@ -30,7 +30,7 @@ from robomemory.grounding.frontier import (
     revealed_at,
     revealed_things,
 )
-from robomemory.grounding.goal_words import class_verbs, state_named
+from robomemory.grounding.goal_words import class_verbs, next_in_order, ordered_act, state_named
 from robomemory.grounding.instructions import Instruction, unseen_things
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
@@ -189,13 +189,31 @@ def goal_parts(
     verbs: Sequence[VerbSpec],
     task: str = "",
     things: Collection[str] = (),
+    made: Collection[Atom] = frozenset(),
+    present: Collection[str] | None = None,
 ) -> list[GoalPart]:
     """Each instruction left with a thing (or none to act on), typed by its verb's adds; then
     each act the task asks of a class of things ("place them"), on some things ``?x``; then,
     for a thing of ``things`` the task states with no act ("only missing a grilled apple"),
-    each act that puts that held thing somewhere (``?y``: where is the model's to read)."""
+    each act that puts that held thing somewhere (``?y``: where is the model's to read).
+    An act the task asks of things in the order of their quantities comes first, on the next
+    thing in that order (of ``present``, default ``things``: those perceived this task, not
+    recalled from another) its acts (``made``) have not yet done it to."""
     by_name = {v.name: v for v in verbs}
     out: list[GoalPart] = []
+    order = ordered_act(task, verbs, things)
+    if order is not None:
+        adds = _effects(by_name[order.verb])[1]
+        left_to_do = [
+            t
+            for t in (things if present is None else present)
+            if t != order.where and not set(bind(adds, [t, order.where], None)) <= set(made)
+        ]
+        nxt = next_in_order(left_to_do, order.direction)
+        if nxt is not None:
+            atoms = bind(adds, [nxt, order.where], None)
+            words = f"{order.verb} each in order of quantity"
+            out.append(GoalPart(Action(verb=order.verb, args=[nxt, order.where]), atoms, words))
     moves = meanings(verbs).moves
     puts = [
         v for v in verbs if len(v.arg_kinds) == 2 and v.name not in moves and "held($0)" in v.needs
@@ -297,8 +315,12 @@ def situation(
     instructions act on that nothing shown names yet is searched for too."""
     facts = believed(place, held, world.seen, world.states)
     things = {n for a in candidates for n in a.args} | set(world.seen) | set(held)
-    goal = goal_parts(left, verbs, task, things)
     by_name = {v.name: v for v in verbs}
+    made = made_by(world.done, by_name)
+    # what this task perceived: offered now, held, acted on (not recalled from another task)
+    present = {n for a in candidates for n in a.args} | set(held)
+    present |= {n for a in world.acted() for n in parsed(a)[1]}
+    goal = goal_parts(left, verbs, task, things, made, present)
     named = read_names(world.read(), things)
     needed: list[tuple[int, Atom]] = []
     for i, part in enumerate(goal):
@@ -375,7 +397,6 @@ def situation(
     search_part = next((i for i, p in enumerate(goal) if searched & set(p.act.args)), None)
     reads = meanings(verbs).reads
     read_before = {a for a in world.acted() if a.split("(", 1)[0] in reads}
-    made = made_by(world.done, by_name)
     return Situation(
         facts=facts,
         goal=goal,
