@@ -52,6 +52,7 @@ class StepRecord(TrajectoryStep, total=False):
     recall_text: dict[str, str]  # each branch's recalled text, its first 2,000 characters
     candidates: list[str]
     placed: list[str]  # with the table's order: the row that placed each candidate
+    calls: list[dict[str, Any]]  # the model calls that led to it (structured.call_record)
 
 
 def trajectory_step(

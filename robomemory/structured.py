@@ -8,8 +8,8 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
@@ -270,6 +270,7 @@ class StructuredLLM:
         self._retry_model = self._with_temperature(chat_model, retry_temperature)
         self._runnables: dict[tuple[type[BaseModel], bool, int | None], Any] = {}
         self._lock = threading.Lock()
+        self._calls: deque[dict[str, Any]] = deque(maxlen=MAX_CALLS_KEPT)
 
     @staticmethod
     def _with_temperature(model: BaseChatModel, temperature: float) -> BaseChatModel:
@@ -312,6 +313,18 @@ class StructuredLLM:
             self._answers[key] = answer.model_copy(deep=True)
             while len(self._answers) > self.reuse_answers:
                 self._answers.popitem(last=False)
+
+    def note_call(self, record: dict[str, Any]) -> None:
+        """Keep one call's record until :meth:`drain_calls` takes it (the step's trace)."""
+        with self._lock:
+            self._calls.append(record)
+
+    def drain_calls(self) -> list[dict[str, Any]]:
+        """The calls made since the last drain, oldest first (a step's model calls)."""
+        with self._lock:
+            out = list(self._calls)
+            self._calls.clear()
+        return out
 
     def for_node(self, node: str) -> NodeLLM:
         """A metered view of this model for one node invocation."""
@@ -388,6 +401,11 @@ class NodeLLM:
             if (answer := self.llm.reused(key)) is not None:
                 with self._lock:
                     self.usage.reused += 1
+                self.llm.note_call(
+                    call_record(
+                        self.node, schema, system, user, answer.model_dump_json(), reused=True
+                    )
+                )
                 return CallResult(answer, ok=True)  # type: ignore[arg-type]
         error: str | None = None
         deadline = time.monotonic() + self.llm.deadline_s
@@ -420,8 +438,22 @@ class NodeLLM:
                     break
                 continue
             answered = True
-            self._meter(time.perf_counter() - started, out.get("raw"))
+            seconds = time.perf_counter() - started
+            self._meter(seconds, out.get("raw"))
             _log_prompt(self.node, schema, system, user, out.get("raw"))
+            raw = out.get("raw")
+            self.llm.note_call(
+                call_record(
+                    self.node,
+                    schema,
+                    system,
+                    user,
+                    str(getattr(raw, "content", "") or ""),
+                    seconds=seconds,
+                    usage=getattr(raw, "usage_metadata", None) or {},
+                    parsed=out.get("parsed") is not None,
+                )
+            )
             parsed = out.get("parsed")
             value: T | None = None
             if isinstance(parsed, schema):
@@ -467,6 +499,41 @@ class NodeLLM:
 def _schema_key(schema: type[BaseModel]) -> str:
     """A schema's JSON schema as text: calls with equal names but other choices differ."""
     return json.dumps(schema.model_json_schema(), sort_keys=True)
+
+
+MAX_CALLS_KEPT = 64  # calls kept between two drains (a step makes a few)
+CALL_TEXT_CHARS = 6000  # of a call's prompt, as a step's trace keeps it
+CALL_ANSWER_CHARS = 2000
+
+
+def call_record(
+    node: str,
+    schema: type[BaseModel],
+    system: str,
+    user: str,
+    answer: str,
+    *,
+    seconds: float = 0.0,
+    usage: Mapping[str, Any] | None = None,
+    parsed: bool = True,
+    reused: bool = False,
+) -> dict[str, Any]:
+    """One model call as a step's trace keeps it: which node asked for what, the prompt and
+    the answer (each cut to its first characters), the tokens and seconds it cost."""
+    meta = dict(usage or {})
+    return {
+        "node": node,
+        "schema": schema.__name__,
+        "system": system[:CALL_TEXT_CHARS],
+        "user": user[:CALL_TEXT_CHARS],
+        "answer": answer[:CALL_ANSWER_CHARS],
+        "prompt_tokens": int(meta.get("input_tokens", 0) or 0),
+        "cached_tokens": int((meta.get("input_token_details") or {}).get("cache_read", 0) or 0),
+        "completion_tokens": int(meta.get("output_tokens", 0) or 0),
+        "seconds": round(seconds, 3),
+        "parsed": parsed,
+        "reused": reused,
+    }
 
 
 _prompt_log_lock = threading.Lock()

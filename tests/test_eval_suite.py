@@ -103,6 +103,10 @@ def test_tiny_suite_every_agent_and_ablation(harness):
     assert "critic" not in no_critic.usage and "critic" in full.usage
     react = next(r for r in records if r.agent == "react")
     assert react.usage["policy"]["calls"] == react.steps
+    # each step keeps its model calls' answers and costs, not their prompts (a suite's report)
+    assert [c["node"] for c in react.trajectory[0]["calls"]] == ["policy"]
+    planned = [c for t in full.trajectory for c in t["calls"] if c["node"] == "planner"]
+    assert planned and all(c["answer"] and "user" not in c and "system" not in c for c in planned)
     # Lifelong: attempt 2 used the same robot memory folder as attempt 1.
     assert (out / "memory" / "robomemory__none").is_dir()
     files = write_report(out)

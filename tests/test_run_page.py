@@ -208,3 +208,23 @@ def test_a_threads_map_turns_the_stores_steps_into_the_episodes():
     changes = map_changes(history)
     assert changes[1] == {"added": ["I at kitchen"], "removed": ["I at hall"]}
     assert changes[2] == {"added": ["cup in kitchen"], "removed": []}
+
+
+def test_each_model_call_of_a_step_is_folded_with_its_prompt_answer_and_cost():
+    asked = {"node": "planner", "schema": "Plan", "system": "You are the planner.",
+             "user": "Task: fetch the milk", "answer": '{"steps": ["take(milk)"]}',
+             "prompt_tokens": 420, "cached_tokens": 300, "completion_tokens": 15,
+             "seconds": 2.5, "parsed": True, "reused": False}  # fmt: skip
+    again = asked | {"reused": True, "prompt_tokens": 0, "completion_tokens": 0}
+    bad = asked | {"node": "perceive", "answer": "{not json", "parsed": False}
+    trace = _trace()
+    trace["trajectory"][0]["calls"] = [asked, again, bad]
+    page = render_page(trace)
+    assert "3 model calls, 870 tokens" in page
+    assert page.count('<details class="call" data-node="planner">') == 2
+    assert "420 prompt tokens (300 cached), 15 written, 2.5 s" in page
+    assert "reused, no model call" in page and "unparsed" in page
+    assert "You are the planner.\n\nTask: fetch the milk" in page
+    assert "{&quot;steps&quot;: [&quot;take(milk)&quot;]}" in page
+    one, two = re.findall(r'<section class="step[^"]*".*?</section>', page, re.S)
+    assert "model call" in one and "model call" not in two  # a step without calls shows none

@@ -115,6 +115,14 @@ def test_trace_has_plan_critic_summary_recall_and_map_per_step(played):
     assert {"subject": "I", "relation": "at", "object": "kitchen"}.items() <= history[0].items()
     assert {h["since"] for h in history} <= {None, 0, 1, 2, 3}
     assert trace["trace_version"] == 3 and trace["model_calls"] > 0
+    # the model calls that led to each step, with their prompts and answers
+    nodes = [c["node"] for c in one["calls"]]
+    assert "planner" in nodes and "critic" not in nodes  # the first step: no critic
+    plan_call = one["calls"][nodes.index("planner")]
+    assert plan_call["schema"].startswith("Plan") and "examine(cookbook)" in plan_call["answer"]
+    assert trace["task"] in plan_call["user"] and plan_call["system"]
+    assert "critic" in [c["node"] for c in two["calls"]]  # the rejection, then the replan
+    assert REASON in "".join(c["answer"] for c in two["calls"])
 
 
 class Sections(HTMLParser):
@@ -163,6 +171,8 @@ def test_page_shows_each_step_with_its_decision_and_memory(played):
     assert "critic approved" in three["text"] and "the recipe is known now" in three["text"]
     assert "I at kitchen" in page and "<svg" in page and "<script" not in page
     assert '<details class="recall" data-memory="spatial">' in page  # recalled text, folded
+    assert '<details class="call" data-node="planner">' in page  # each call, folded
+    assert "prompt tokens" in one["text"] and trace["task"] in one["text"]
     end = page[page.index("Spatial map at the end") :]
     assert '<svg class="map"' in end and 'data-place="kitchen"' in end and "robot is here" in end
 

@@ -2,7 +2,8 @@
 
 Header: task, outcome, GC, cost. A score chart. Then one card per step: the action, its result
 and score; what led to it (perceived summary, plan with the current action marked, the plan's
-reason, critic verdict, plans the critic rejected); what each memory recalled for it (its size,
+reason, critic verdict, plans the critic rejected, the model calls made for it: each one's
+prompt, answer, tokens and seconds, folded); what each memory recalled for it (its size,
 and its text folded in ``<details>``), the candidate actions, and how the spatial map changed:
 the edges added and removed, and, folded, the map after the step drawn with them marked. After
 the steps, the spatial map at the end of the run (:mod:`~robomemory.commands.map_svg`). Keys a
@@ -239,6 +240,36 @@ def _memory(item: dict, spatial: dict | None) -> str:
     return out
 
 
+def _calls(item: dict) -> str:
+    """The step's model calls, folded: each one's node, answer schema, tokens and seconds in
+    its summary; its prompt (system, then user) and its answer inside."""
+    calls = [c for c in item.get("calls") or [] if isinstance(c, dict)]
+    if not calls:
+        return ""
+    rows = []
+    for c in calls:
+        cost = (
+            "reused, no model call"
+            if c.get("reused")
+            else f"{c.get('prompt_tokens', 0)} prompt tokens ({c.get('cached_tokens', 0)} "
+            f"cached), {c.get('completion_tokens', 0)} written, {_num(c.get('seconds'))} s"
+        )
+        flag = "" if c.get("parsed", True) else ' <span class="badge no">unparsed</span>'
+        prompt = "\n\n".join(str(c[k]) for k in ("system", "user") if c.get(k))
+        shown = f'<pre class="msg">{esc(prompt)}</pre>' if prompt else ""
+        rows.append(
+            f'<details class="call" data-node="{esc(c.get("node"))}"><summary>'
+            f"<code>{esc(c.get('node'))}</code> → {esc(c.get('schema'))}: {cost}{flag}"
+            f'</summary>{shown}<div class="label">answer</div>'
+            f'<pre class="msg">{esc(c.get("answer", ""))}</pre></details>'
+        )
+    tokens = sum(int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0)) for c in calls)
+    return (
+        f'<details class="calls"><summary>{len(calls)} model call{"s" * (len(calls) != 1)}, '
+        f"{tokens} tokens</summary>{''.join(rows)}</details>"
+    )
+
+
 def _step_map(edges: list[Edge], cells: dict, step: int) -> str:
     """The map after this step, folded, with what its update changed marked."""
     added = sum(e.since == step for e in edges)
@@ -276,7 +307,8 @@ def _step(item: dict, previous: dict | None, spatial: dict | None, step_map: str
         f'data-outcome="{esc(outcome)}">'
         f"<h3>Step {step}: <code>{action}</code>{badges}{score}</h3>"
         f'<div class="msg">{esc(item.get("message", ""))}</div>'
-        f'<div class="cols"><div class="why">{summary}{_plan(item)}{_critic(item)}</div>'
+        f'<div class="cols"><div class="why">{summary}{_plan(item)}{_critic(item)}'
+        f"{_calls(item)}</div>"
         f'<div class="memory">{_memory(item, spatial)}</div></div>{step_map}</section>'
     )
 

@@ -20,6 +20,7 @@ from robomemory.core import Action, Executor, Observation, checked_task
 from robomemory.episode import (
     EpisodeResult,
     EventHandler,
+    StepRecord,
     TrajectoryStep,
     episode_end,
     trajectory_step,
@@ -127,10 +128,11 @@ class BaselineAgent:
         limits = text_limits(self.config)
         task, obs = self.executor.reset()
         task, obs = checked_task(task, self.config.max_task_chars), obs.bounded(limits)
+        self.llm.drain_calls()  # calls before this episode are no step's of it
         start = obs
         usage: dict[str, dict[str, float]] = {}
         turns: list[str] = []
-        trajectory: list[TrajectoryStep] = []
+        trajectory: list[StepRecord] = []
         score, max_score = obs.score, obs.max_score
         success, reason, step = False, "", 0
 
@@ -155,7 +157,9 @@ class BaselineAgent:
             max_score = new.max_score if new.max_score is not None else max_score
             message = result.message or new.text
             turns.append(turn_text(step, str(action), result.outcome.value, message))
-            trajectory.append(trajectory_step(step, action, result, message[:300], place))
+            item: StepRecord = {**trajectory_step(step, action, result, message[:300], place)}
+            item["calls"] = self.llm.drain_calls()  # the model calls that led to it
+            trajectory.append(item)
             emit("executor", {"wall_s": time.perf_counter() - t0, "runs": 1}, {"step": step})
             end = episode_end(action, result, step, self.config.max_steps, self_report=False)
             if end is not None:

@@ -260,7 +260,7 @@ class SuiteRunner:
                 "usage": result.usage,
                 "events": events,
                 "spatial_stats": result.spatial_stats,
-                "trajectory": result.trajectory,
+                "trajectory": [without_prompts(t) for t in result.trajectory],
             }
         )
         if isinstance(executor, RestartingExecutor):
@@ -317,3 +317,13 @@ class SuiteRunner:
                 self.embedder = make_embedder(cfg.model)
             self._memories[slot] = MemorySystem.open(cfg.memory, self.embedder, cfg.robot_id)
         return self._memories[slot]
+
+
+def without_prompts(step: dict) -> dict:
+    """A step as a suite's report keeps it: its model calls' answers, tokens and seconds, not
+    their prompts (a suite's prompts are ``$ROBOMEMORY_PROMPT_LOG``'s, on a dev split)."""
+    calls = step.get("calls")
+    if not calls:
+        return step
+    kept = [{k: v for k, v in c.items() if k not in ("system", "user")} for c in calls]
+    return {**step, "calls": kept}

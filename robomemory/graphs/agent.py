@@ -124,6 +124,8 @@ class RoboMemoryAgent:
             inputs = {"handles": {"episode_id": claimed}}
             if task:
                 inputs["task"] = checked_task(task, self.context.config.max_task_chars)
+        if self.context.llm is not None:
+            self.context.llm.drain_calls()  # calls before this run are no step's of it
         started = time.perf_counter()
         # durability="sync": a step's checkpoint is stored before the next step starts. With
         # LangGraph's default ("async") the graph can run ahead of a lagging checkpoint writer,

@@ -51,6 +51,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "recall_text": {k: (v or "")[:2000] for k, v in (state.get("recalled") or {}).items()},
         "candidates": [str(a) for a in briefing_of(state).candidates],
         "placed": briefing_of(state).placed,
+        "calls": run.ctx.llm.drain_calls() if run.ctx.llm is not None else [],
     }
     run.ctx.memory.episodes.record_step(state["handles"]["episode_id"], record)
     declared = run.ctx.executor.action_space()
