@@ -258,7 +258,9 @@ def test_the_table_decides_where_it_ranks_one_candidate_above_the_rest():
     assert decided([at(go, "searches"), at(act("navigate_to(hall)"), "searches")]) is None
     # an effect unknown or a recalled lesson beside it: the model weighs them
     assert decided([at(take, "instructed"), at(read, "unknown")]) is None
-    assert decided([at(take, "instructed"), at(read, "helped")]) is None
+    assert decided([at(take, "enables"), at(read, "helped")]) is None
+    # but a lesson from another task does not outweigh an instruction of this one as written
+    assert decided([at(take, "instructed"), at(read, "helped")]) == take
     # declaring the task done is never the table's to decide
     assert decided([at(act(f"{TASK_COMPLETE}()"), "instructed")]) is None
     assert decided([]) is None

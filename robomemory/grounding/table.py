@@ -575,15 +575,18 @@ def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place:
 def choice(placed: Sequence[Placed]) -> list[Action]:
     """What the table leaves the model to choose among: the candidates it ranks equal to the
     first (same row, same goal part, same nearness: which way to search, which tool), and
-    those whose effects it cannot judge (unknown, a lesson speaks for); all of them where
-    the first is vetoed (the table then knows nothing good) or declares the task done (the
-    model judges whether it is); all but the vetoed where it cannot judge the first."""
+    those whose effects it cannot judge (unknown; a lesson speaks for, unless the first does
+    an instruction as written); all of them where the first is vetoed (the table then knows
+    nothing good) or declares the task done (the model judges whether it is); all but the
+    vetoed where it cannot judge the first."""
     if not placed or placed[0].row in _VETO or placed[0].action.verb == TASK_COMPLETE:
         return [p.action for p in placed]
     if placed[0].row in _OPEN:  # it cannot judge the first: nothing below it is judged out
         return [p.action for p in placed if p.row not in _VETO]
     top = placed[0].rank
-    return [p.action for p in placed if p.rank == top or p.row in _OPEN]
+    # what this task's words instruct as written outranks a lesson recalled from another task
+    weighed = _OPEN - {"helped"} if placed[0].row == "instructed" else _OPEN
+    return [p.action for p in placed if p.rank == top or p.row in weighed]
 
 
 def decided(placed: Sequence[Placed]) -> Action | None:
