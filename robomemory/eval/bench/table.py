@@ -268,9 +268,9 @@ def render_table(out: Path, brief: bool = False) -> str:
         load = manifest.loads.get(folder.name)
         if load is not None:
             end = f" to {load.ended}, load {load.load_end:.1f}" if load.ended else ", not finished"
+            link = f" ([records]({folder.name}/))" if records else ", no record yet"
             notes.append(
-                f"- `{folder.name}`: {load.started}, load {load.load_start:.1f}{end}"
-                f" ([records]({folder.name}/))"
+                f"- `{folder.name}`: {load.started}, load {load.load_start:.1f}{end}{link}"
             )
     tales = [t for t in manifest.suites if t.name in TALES_SUITES]
     compared = [tales_lines(out / t.folder, t, manifest.agents) for t in tales]
