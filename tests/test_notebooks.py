@@ -49,8 +49,10 @@ def test_results_notebook_plots_the_newest_committed_suite(tmp_path, monkeypatch
         o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
     )
     folder = outputs.split("results: ", 1)[1].split(" ", 1)[0]
-    assert folder in {f.name for f in newest_runs(ROOT).values()}  # a suite's newest run
-    agents = {p.name.split("__")[0] for p in (ROOT / "docs/results" / folder).glob("episodes/*")}
+    results = ROOT / "docs" / "results"
+    newest = {f.relative_to(results).as_posix() for f in newest_runs(ROOT).values()}
+    assert folder in newest  # a suite's newest run, as named under docs/results
+    agents = {p.name.split("__")[0] for p in (results / folder).glob("episodes/*")}
     assert {"robomemory", "react"} <= agents
     assert "robomemory " in outputs and "react " in outputs and "wrote attempts.png" in outputs
     assert (out / "attempts.png").stat().st_size > 10_000
