@@ -515,7 +515,7 @@ SUITES = {
     # so the floor sets the limit, not twice the oracle's
     "twx-coin": lambda: _twx("coin", TWX_OWN_SEEDS, TWX_COIN_PARAMS, max_steps=70),
     "twx-mapreader": lambda: _twx("mapreader", TWX_OWN_SEEDS, TWX_MAPREADER_PARAMS),
-    # the games the first candidate loses, at TALES' settings (its gameParams: the defaults)
+    # TALES' ordering, reading and instruction-following games, at its gameParams (the defaults)
     "twx-sorting": lambda: _twx("sorting"),
     "twx-arithmetic": lambda: _twx("arithmetic"),
     "twx-peckingorder": lambda: _twx("peckingorder"),
