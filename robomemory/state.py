@@ -95,6 +95,8 @@ class AgentState(TypedDict, total=False):
     """Why the plan is what it is: the table's row, or the fallback's reason."""
     briefing: dict[str, Any]
     """What the ground node told planner and critic this step (Briefing.model_dump())."""
+    readings: dict[str, str]
+    """The model's reading of each thing the task describes by a clause: description -> thing."""
     verdict: Verdict | None
     """The critic's verdict on the plan's next step (none: approved)."""
     replans: int

@@ -4,12 +4,14 @@ places not visited, and once every place is visited the things here to choose fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
 from robomemory.core import Action, VerbSpec
 from robomemory.grounding.instructions import left_instructions
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.text import parsed, words
 from robomemory.grounding.world import WorldModel
 
 
@@ -18,6 +20,40 @@ def described_things(world: WorldModel, verbs: Sequence[VerbSpec], task: str) ->
     not done."""
     left = left_instructions(world.notes, world.done, verbs, [], task=task)
     return [i.described for i in left if i.refers and i.described]
+
+
+class ToRead(NamedTuple):
+    """A thing the task describes by a clause, and the things offered to its act: which one
+    it is, only a reading of the task and the notes can say (the model's)."""
+
+    described: str
+    things: tuple[str, ...]
+
+
+def to_read(
+    world: WorldModel,
+    verbs: Sequence[VerbSpec],
+    task: str,
+    candidates: Sequence[Action],
+    known: Collection[str],
+    held: Sequence[str] = (),
+) -> ToRead | None:
+    """The first thing the task describes by a clause of its own (``Instruction.qualified``:
+    "the item with the same quantity as the math problem answer") while its act is left, once
+    every ``known`` thing the description names has been read (the math problem: before, no
+    reading can say), with the two or more things it may be: those offered to that act, and
+    those ``held`` (a pick may come before the reading); else None."""
+    read = {a for n in world.notes for a in parsed(n.split(": ", 1)[0])[1][:1]}
+    for ins in left_instructions(world.notes, world.done, verbs, [], task=task):
+        if not ins.qualified:
+            continue
+        named = {n for n in known if words(n) and words(n) <= words(ins.described)}
+        if not named <= read:
+            return None
+        offered = [a.args[0] for a in candidates if a.verb == ins.verb and a.args]
+        things = tuple(dict.fromkeys(t for t in [*offered, *held] if t not in named))
+        return ToRead(ins.described, things) if len(things) > 1 else None
+    return None
 
 
 def by_direction(verbs: Sequence[VerbSpec]) -> set[str]:

@@ -29,6 +29,9 @@ class Instruction(NamedTuple):
     refers: bool = False
     described: str = ""  # for one that refers: what the text said of the thing ("a(n) plant")
     named: bool = False  # it refers to the thing the text named before it ("take it": the coin)
+    # described by a clause of its own ("the item with the same quantity as the answer"): only a
+    # reading of what the text says binds it (:func:`with_reading`), no act on any thing
+    qualified: bool = False
 
     @property
     def on_nothing(self) -> bool:
@@ -111,6 +114,15 @@ def instructions(
             found = None
         clause = clause_of[at[start + n - 1]]
         after = [content[i] for i in range(start + n, stop) if clause_of[at[i]] == clause]
+        qualifier = _qualified(raw, at, start + n, clause_of) if referring and after else None
+        if found is None and qualifier:  # "pick up the item with the same quantity as ..."
+            written = " ".join(raw[at[start] : at[start + n - 1] + 1])
+            out.append(
+                Instruction(
+                    verb.name, None, f"{written} the {qualifier}", (), True, qualifier, False, True
+                )
+            )
+            continue
         if found is None and referring and after and set(after) <= _REFERS:
             written = " ".join(raw[at[start] : at[start + n + len(after) - 1] + 1])
             named = _antecedent(text, spans[at[start]]) if set(after) <= _POINTERS else None
@@ -246,6 +258,22 @@ _INTRODUCED = re.compile(r"\b[a-z]+\s+(?:a\(n\)|an|a)\s+[^.,;:!?\n]+")
 _DEFINITE = re.compile(r"\bthe\s+([a-z][a-z -]*?)(?=\s+(?:and|then|or|once|to)\b|\s*[.,;:!?\n]|$)")
 
 
+def _qualified(raw: list[str], at: list[int], first: int, clause_of: list[int]) -> str | None:
+    """The words of a thing described by a clause of its own ("item with the same quantity as
+    the answer"), from the class word at content index ``first`` to the end of its clause
+    (``clause_of``: each raw word's), when a class word (``_CLASS``) is followed by a
+    qualifying word; else None."""
+    if first >= len(at) or raw[at[first]] not in _CLASS:
+        return None
+    begin = at[first]
+    if begin + 1 >= len(raw) or raw[begin + 1] not in _QUALIFYING:
+        return None
+    end = begin
+    while end + 1 < len(raw) and clause_of[end + 1] == clause_of[begin]:
+        end += 1
+    return " ".join(raw[begin : end + 1])
+
+
 def _antecedent(text: str, before: int) -> str | None:
     """What a pronoun at ``before`` (a character offset) stands for: the last thing named
     with "the" in its sentence or the one before it ("Find the coin and pick it up": coin)."""
@@ -268,6 +296,9 @@ def _described(text: str, before: int) -> str | None:
 _POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "your", "my"})
 # Words that stand for a thing described elsewhere ("focus on the thing"): nothing to look for.
 _REFERS = _POINTERS | {"thing", "things", "one", "object", "objects"}
+# Words for a thing of any kind, and the words that begin a clause describing which one.
+_CLASS = frozenset({"thing", "object", "item", "one"})
+_QUALIFYING = frozenset({"with", "that", "which", "whose"})
 
 
 def asked_things(text: str, verbs: Sequence[VerbSpec]) -> list[tuple[str, list[str]]]:
@@ -355,7 +386,9 @@ def left_instructions(
             return False  # when nothing else is left
         if ins.named:  # but on the thing named before it ("take it": a coin, not a teapot)
             return any(v == ins.verb and t and words(ins.described) <= words(t) for v, t in did)
-        return (ins.verb, ins.thing) in did or (ins.refers and ins.verb in done_verbs)
+        # one described by a clause is over only once read as a thing (:func:`with_reading`)
+        by_any = ins.refers and not ins.qualified and ins.verb in done_verbs
+        return (ins.verb, ins.thing) in did or by_any
 
     done_verbs = {verb for verb, _ in did}
     spent: set[tuple[str, str | None]] = set()  # reads whose note gave instructions, all done
@@ -464,6 +497,26 @@ def with_pick(
     out = text
     for start, end in reversed(spans):
         out = f"{out[:start]}the {pick}{out[end:]}"
+    return out
+
+
+def with_reading(text: str, readings: Mapping[str, str]) -> str:
+    """``text`` with each thing it describes by a clause (``Instruction.qualified``) named as
+    read (``readings``: description -> the thing, the model's reading of the notes), and each
+    later pronoun that stands for it: "pick up the item with the same quantity as the answer,
+    and place it in the box" -> "pick up the 2 bananas, and place the 2 bananas in the box"."""
+    out = text
+    for described, thing in readings.items():
+        found = re.search(rf"\bthe\s+{re.escape(described)}\b", out, re.IGNORECASE)
+        if found is None:
+            continue
+        spans = [
+            m.span()
+            for m in _PRONOUN.finditer(out.lower(), found.end())
+            if _antecedent(out, m.start()) == described
+        ]
+        for start, end in [*reversed(spans), found.span()]:
+            out = f"{out[:start]}the {thing}{out[end:]}"
     return out
 
 

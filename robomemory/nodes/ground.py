@@ -9,15 +9,18 @@ from collections.abc import Sequence
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import Action, Route, VerbSpec
+from robomemory.core import Action, ActionSpace, Route, VerbSpec, task_view
 from robomemory.episode import TrajectoryStep
-from robomemory.grounding import Scene, WorldModel, brief
+from robomemory.grounding import Scene, WorldModel, brief, known_names
+from robomemory.grounding.choice import to_read
 from robomemory.grounding.goal_words import class_relations, state_relations
+from robomemory.grounding.instructions import with_reading
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_places
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun, action_space
+from robomemory.prompts.reading import READING_SYSTEM, make_reading_model, reading_user
 from robomemory.state import AgentState, observation_of, world_model
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot
@@ -29,13 +32,15 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("ground", runtime)
     obs = observation_of(state)
     trajectory = state.get("trajectory") or []
-    task = state.get("task") or ""
+    space = action_space(run.ctx, state)
+    world = world_model(state)
+    readings = read_described(run, state, space, world)
+    task = with_reading(state.get("task") or "", readings)  # the task as read: things named
     scene = Scene(obs.place, tuple(obs.holding), task, tuple(trajectory), obs.hands)
     semantic = (state.get("recalled") or {}).get("semantic") or ""
-    space = action_space(run.ctx, state)
     briefing = brief(
         space,
-        with_verdict_places(world_model(state), semantic),
+        with_verdict_places(world, semantic),
         scene,
         lessons=lesson_actions(semantic),
         routes=map_routes(run.ctx),
@@ -43,7 +48,28 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
         affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task, scene.held),
     )
-    return run.finish({"briefing": briefing.model_dump(mode="json")})
+    return run.finish({"briefing": briefing.model_dump(mode="json"), "readings": readings})
+
+
+def read_described(
+    run: NodeRun, state: AgentState, space: ActionSpace, world: WorldModel
+) -> dict[str, str]:
+    """The task's readings (description -> thing), with the model's reading of the next thing
+    the task describes by a clause, where the notes now let one be made (:func:`to_read`): the
+    table cannot say which thing "the item with the same quantity as the answer" is."""
+    readings = dict(state.get("readings") or {})
+    task = with_reading(state.get("task") or "", readings)
+    held = observation_of(state).holding
+    known = [*known_names(space), *world.seen, *held]
+    asked = to_read(world, space.verbs, task, space.candidates, known, held)
+    if asked is None:
+        return readings
+    schema = make_reading_model(asked.things)
+    user = reading_user(task_view(task), asked.described, world.notes, asked.things)
+    result = run.llm.call(schema, READING_SYSTEM, user, lambda: None)
+    if result.ok:  # no answer: the model chooses among the acts, as before
+        readings[asked.described] = str(result.value.thing)
+    return readings
 
 
 def relation_affinity(

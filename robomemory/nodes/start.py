@@ -49,6 +49,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "plan": [],
             "plan_index": 0,
             "replans": 0,
+            "readings": {},
             "verdict": None,
             "last_result": None,
             "done": False,
