@@ -95,3 +95,17 @@ def test_the_reading_decides_the_game(agent_config, make_agent, answer, won):
     assert result.success is won
     calls = llm.chat_model.calls
     assert "Plan" not in calls[calls.index("Reading") :]  # the table acts on the reading
+
+
+def test_react_reads_the_task_as_robomemory_does(agent_config):
+    """react gets robomemory's list and briefing, the reading included (minus memory)."""
+    from robomemory.eval.baselines import BaselineAgent
+
+    llm = scripted_llm({"Reading": lambda _m: {"working": "22 / 11 = 2", "thing": "2 bananas"}})
+    agent_config.max_steps = 12
+    executor = TextWorldExpressExecutor(game="arithmetic", seed=0)
+    result = BaselineAgent("react", agent_config, executor, llm).run()
+    assert result.success
+    assert llm.chat_model.calls.count("Reading") == 1
+    reads = [s for s in result.trajectory if any(c["schema"] == "Reading" for c in s["calls"])]
+    assert len(reads) == 1  # the call is in the trace of the step it led to

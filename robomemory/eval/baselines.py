@@ -34,8 +34,10 @@ from robomemory.grounding import (
     update_done,
     update_states,
 )
+from robomemory.grounding.instructions import with_reading
 from robomemory.grounding.needs import world_parts
 from robomemory.nodes.common import text_limits
+from robomemory.nodes.ground import reading
 from robomemory.prompts.baselines import (
     baseline_system,
     baseline_user,
@@ -66,6 +68,7 @@ class BaselineAgent:
         self.executor = executor
         self.llm = llm
         self.window = window
+        self._readings: dict[str, str] = {}  # this episode's (robomemory.nodes.ground.reading)
 
     def _history(self, turns: list[str]) -> list[str]:
         return turns if self.kind == "fullctx" else turns[-self.window :]
@@ -93,16 +96,20 @@ class BaselineAgent:
         path = path_of(world_of(start), start.place, trajectory, obs.place)
         # the list robomemory's briefing gives, without memory
         world, scene = world_parts(trajectory, obs.place, task, notes, done, path, states)
+        node = self.llm.for_node("policy")
+        # the task as read, as robomemory's ground node reads it (the model names a thing
+        # the task describes by a clause)
+        self._readings = reading(node, task, self._readings, world, space, scene.held)
+        scene = scene._replace(task=with_reading(task, self._readings))
         briefing = brief(space, world, scene, limit=self.config.max_candidates)
         if self.config.table_decides:  # as the planner: only what the table leaves open
             briefing = briefing.left_open()
         candidates, rows = briefing.candidates, briefing.placed
         pick = next((a for a in candidates if str(a) == briefing.decided), None)
         if pick is not None and self.config.table_decides:  # no choice: no call, as planned
-            return pick, {"wall_s": time.perf_counter() - started, "runs": 1}
+            return pick, node.usage.as_dict() | {"wall_s": time.perf_counter() - started, "runs": 1}
         schema = make_turn_model(space, candidates)
         fallback_action = space.fallback or Action(verb=space.verbs[0].name)
-        node = self.llm.for_node("policy")
         out = node.call(
             schema,
             baseline_system(space),
@@ -129,6 +136,7 @@ class BaselineAgent:
         task, obs = self.executor.reset()
         task, obs = checked_task(task, self.config.max_task_chars), obs.bounded(limits)
         self.llm.drain_calls()  # calls before this episode are no step's of it
+        self._readings = {}
         start = obs
         usage: dict[str, dict[str, float]] = {}
         turns: list[str] = []

@@ -4,7 +4,7 @@ the actions the world affords now, the spatial map's routes and the recalled les
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from langgraph.runtime import Runtime
 
@@ -22,6 +22,7 @@ from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.reading import READING_SYSTEM, make_reading_model, reading_user
 from robomemory.state import AgentState, observation_of, world_model
+from robomemory.structured import StructuredLLM
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot
 # sees now (cut at 300 characters, a room's description lost the manual on its table).
@@ -54,22 +55,34 @@ def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 def read_described(
     run: NodeRun, state: AgentState, space: ActionSpace, world: WorldModel
 ) -> dict[str, str]:
-    """The task's readings (description -> thing), with the model's reading of the next thing
-    the task describes by a clause, where the notes now let one be made (:func:`to_read`): the
+    """The task's readings so far, with the next one made where it can be (:func:`reading`)."""
+    task, held = state.get("task") or "", observation_of(state).holding
+    return reading(run.llm, task, state.get("readings") or {}, world, space, held)
+
+
+def reading(
+    llm: StructuredLLM,
+    task: str,
+    readings: Mapping[str, str],
+    world: WorldModel,
+    space: ActionSpace,
+    held: Sequence[str],
+) -> dict[str, str]:
+    """``readings`` (description -> thing), with the model's reading of the next thing the
+    task describes by a clause, where the notes now let one be made (:func:`to_read`): the
     table cannot say which thing "the item with the same quantity as the answer" is."""
-    readings = dict(state.get("readings") or {})
-    task = with_reading(state.get("task") or "", readings)
-    held = observation_of(state).holding
+    out = dict(readings)
+    task = with_reading(task, out)
     known = [*known_names(space), *world.seen, *held]
     asked = to_read(world, space.verbs, task, space.candidates, known, held)
     if asked is None:
-        return readings
+        return out
     schema = make_reading_model(asked.things)
     user = reading_user(task_view(task), asked.described, world.notes, asked.things)
-    result = run.llm.call(schema, READING_SYSTEM, user, lambda: None)
+    result = llm.call(schema, READING_SYSTEM, user, lambda: None)
     if result.ok:  # no answer: the model chooses among the acts, as before
-        readings[asked.described] = str(result.value.thing)
-    return readings
+        out[asked.described] = str(result.value.thing)
+    return out
 
 
 def relation_affinity(
