@@ -73,14 +73,16 @@ def test_the_first_agent_plays_without_the_suites_model(tmp_path):
     assert records[1].usage["planner"]["calls"] > 0  # the fake model chose where left a choice
 
 
-def _record(agent: str, task: str, success: bool, steps: int, wall: float) -> EpisodeRecord:
+def _record(
+    agent: str, task: str, success: bool, steps: int, wall: float, calls: int = 0
+) -> EpisodeRecord:
     return EpisodeRecord(
         suite="s", task_id=task, agent=agent, success=success, gc=1.0 if success else 0.5,
-        steps=steps, wall_s=wall,
+        steps=steps, wall_s=wall, usage={"policy": {"calls": calls}},
     )  # fmt: skip
 
 
-def _table_run(out: Path, commit: str = "a" * 40) -> table.TableManifest:
+def _table_run(out: Path, commit: str = "a" * 40, react_calls: int = 40) -> table.TableManifest:
     manifest = table.TableManifest(
         commit=commit,
         started="2026-12-06 07:00 UTC",
@@ -100,7 +102,7 @@ def _table_run(out: Path, commit: str = "a" * 40) -> table.TableManifest:
         ("react", "t1", False, 40, 160.0),
         ("first", "t1", True, 8, 1.0),
     ]:
-        rec = _record(agent, task, won, steps, wall)
+        rec = _record(agent, task, won, steps, wall, react_calls if agent == "react" else 0)
         write_json_atomic(out / "tw-x-test" / "episodes" / f"{rec.key}.json", rec.model_dump())
     return manifest
 
@@ -118,6 +120,13 @@ def test_the_table_is_rendered_from_its_run_alone(tmp_path):
     assert cells[10] == "1.000 / 1.000 (1 of 2)" and cells[-1] == "2.00×"
     assert y.count("not run") == 3 and y.count("—") == 6  # no records: no figures, no ratio
     assert "`tw-x-test`: 07:00, load 0.5, not finished" in text
+
+
+def test_no_seconds_ratio_where_react_asked_no_model(tmp_path):
+    """Every react step decided by the table: its seconds are the world's, no step's cost."""
+    _table_run(tmp_path, react_calls=0)
+    x = next(ln for ln in table.render_table(tmp_path).splitlines() if ln.startswith("| `tw-x"))
+    assert x.rstrip(" |").endswith("— (react asked no model)")
 
 
 def test_a_table_run_resumes_only_at_its_commit(tmp_path):

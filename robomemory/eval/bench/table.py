@@ -263,7 +263,10 @@ def render_table(out: Path, brief: bool = False) -> str:
         if ratio:
             mine, theirs = by_agent["robomemory"], by_agent["react"]
             a, b = summarize(mine)["wall_s_per_step"], summarize(theirs)["wall_s_per_step"]
-            row.append(f"{a / b:.2f}×" if mine and theirs and b else "—")
+            if theirs and not summarize(theirs)["calls"]:  # the table decided every react step
+                row.append("— (react asked no model)")
+            else:
+                row.append(f"{a / b:.2f}×" if mine and theirs and b else "—")
         lines.append("| " + " | ".join(row) + " |")
         load = manifest.loads.get(folder.name)
         if load is not None:
