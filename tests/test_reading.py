@@ -109,3 +109,13 @@ def test_react_reads_the_task_as_robomemory_does(agent_config):
     assert llm.chat_model.calls.count("Reading") == 1
     reads = [s for s in result.trajectory if any(c["schema"] == "Reading" for c in s["calls"])]
     assert len(reads) == 1  # the call is in the trace of the step it led to
+
+
+def test_a_thing_a_task_mentions_beside_its_instructions_is_no_goal():
+    """ "A map is provided" beside "take the coin ... put it into the box": the map is not a
+    thing to put somewhere (the dev map-reader games put it into the box at step 1)."""
+    from robomemory.grounding.goal_words import state_named
+
+    told = "Take the coin in the supermarket, and put it into the box. A map is provided."
+    assert state_named(told, VERBS, ["map", "coin", "box"]) == set()
+    assert state_named("It's only missing a polished map.", VERBS, ["map"]) == {"map"}

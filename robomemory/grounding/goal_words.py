@@ -68,8 +68,12 @@ def state_relations(
 def state_named(task: str, verbs: Sequence[VerbSpec], things: Collection[str]) -> set[str]:
     """The ``things`` a sentence of ``task`` that names no act of the API names, every word
     after its "a"/"an" ("It's only missing a polished vase": the vase, its state the goal;
-    not "solve the math problem", an act the API lacks on a thing it knows)."""
+    not "solve the math problem", an act the API lacks on a thing it knows), where the task
+    instructs no act of the API at all: told what to do, a thing it mentions is no goal ("A
+    map is provided" beside "take the coin ... and put it into the box")."""
     named: set[str] = set()
+    if named_verbs(task, verbs):
+        return named
     for sentence in SENTENCE.split(task):
         said = WORD.findall(sentence.lower())
         first = next((i for i, w in enumerate(said) if w in ("a", "an")), None)
