@@ -138,6 +138,26 @@ def test_a_name_after_a_link_is_not_the_thing_of_an_instruction():
     ]
 
 
+def test_a_pointer_before_the_place_of_a_put_is_the_thing_named_before():
+    """ "Pick up the coin that is in the shed, and put it into the box": the put of the coin,
+    into the box (typed as a put *of the box*, the put of the coin read as undoing its take
+    and the map reader's game was lost with the coin in hand); the coin not seen yet, the put
+    refers to whatever the world calls a coin. With nothing named before, the link stays."""
+    from robomemory.grounding import instructions
+
+    task = "Pick up the coin that is in the shed, and put it into the box found in the hall."
+    known = instructions(task, VERBS, ["coin", "box"], referring=True)
+    assert [(i.verb, i.thing, i.rest) for i in known] == [
+        ("pick_up", "coin", ()),
+        ("put_down_to", "coin", ("box",)),
+    ]
+    (put,) = instructions(task, VERBS, ["box"], referring=True)
+    assert (put.thing, put.rest, put.described, put.named) == (None, ("box",), "coin", True)
+    assert [(i.verb, i.thing) for i in instructions("Put it on the shelf.", VERBS, ["shelf"])] == [
+        ("put_down_to", "shelf")
+    ]
+
+
 def test_a_document_read_is_kept_whole_to_its_last_step():
     steps = " ".join(
         f"paint the cup number {i}, then inspect the paint of box {i}." for i in range(9)

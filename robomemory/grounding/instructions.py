@@ -125,7 +125,7 @@ def instructions(
             continue
         if found is None and referring and after and set(after) <= _REFERS:
             written = " ".join(raw[at[start] : at[start + n + len(after) - 1] + 1])
-            named = _antecedent(text, spans[at[start]]) if set(after) <= _POINTERS else None
+            named = _head(_antecedent(text, spans[at[start]])) if set(after) <= _POINTERS else None
             if named is not None:  # "find the coin, take it": it is the coin
                 said = " ".join(raw[at[start] : at[start + n - 1] + 1])
                 name = next((nm for seq, nm in known if seq == word_list(named)), None)
@@ -152,6 +152,15 @@ def instructions(
             continue
         end, name, _ = found
         written = raw[at[start] : at[end - 1] + 1]
+        told = _told(verb, raw, at, start + n, end - len(word_list(name)), text, spans, known)
+        thing, said = told or (None, "")
+        phrase = " ".join(written)
+        if thing in {nm for _, nm in known}:  # "take the coin, and put it into the box"
+            out.append(Instruction(verb.name, thing, phrase, (name,)))
+            continue
+        if said and referring:  # the coin not seen yet: the act on whatever is called so
+            out.append(Instruction(verb.name, None, phrase, (name,), True, said, True))
+            continue
         if _INDEFINITE.isdisjoint(raw[at[start + n - 1] + 1 : at[end - len(word_list(name))]]):
             rest = _pinned(verb, content[start : start + n])
             if not rest and len(verb.arg_kinds) > 1:  # "move the tree to the green box"
@@ -272,6 +281,47 @@ def _qualified(raw: list[str], at: list[int], first: int, clause_of: list[int]) 
     while end + 1 < len(raw) and clause_of[end + 1] == clause_of[begin]:
         end += 1
     return " ".join(raw[begin : end + 1])
+
+
+def _told(
+    verb: VerbSpec,
+    raw: list[str],
+    at: list[int],
+    first: int,
+    begins: int,
+    text: str,
+    spans: list[int],
+    known: list[tuple[list[str], str]],
+) -> tuple[str, str] | None:
+    """(the known name or, if none, the words, of the thing) a pointer between a verb of two
+    arguments and the name at content index ``begins`` stands for ("put it into the box": the
+    coin named before), with the words the text said of it; None when no pointer stands
+    there, or it points at nothing named before."""
+    between = (
+        [w for w in raw[at[first] : at[begins]] if w not in FILLER | LINKS]
+        if begins > first
+        else []
+    )
+    if len(verb.arg_kinds) < 2 or not between or not set(between) <= _POINTERS:
+        return None
+    said = _head(_antecedent(text, spans[at[first]]))
+    if not said:
+        return None
+    name = next((nm for seq, nm in known if seq == word_list(said)), said)
+    return name, said
+
+
+def _head(described: str | None) -> str | None:
+    """A thing's words up to the clause or link that describes it further ("coin that is
+    located in the supermarket" -> "coin")."""
+    if described is None:
+        return None
+    kept = []
+    for w in described.split():
+        if w in _QUALIFYING or w in LINKS:
+            break
+        kept.append(w)
+    return " ".join(kept) or None
 
 
 def _antecedent(text: str, before: int) -> str | None:
