@@ -50,6 +50,8 @@ class StepRecord(TrajectoryStep, total=False):
     summary: str
     recalled: dict[str, int]  # characters of each memory branch's recalled text
     recall_text: dict[str, str]  # each branch's recalled text, its first 2,000 characters
+    # the long-term items each branch recalled: id, level, text, q, origin (recalled_record)
+    recalled_items: dict[str, list[dict[str, Any]]]
     candidates: list[str]
     placed: list[str]  # with the table's order: the row that placed each candidate
     calls: list[dict[str, Any]]  # the model calls that led to it (structured.call_record)

@@ -80,6 +80,9 @@ class AgentState(TypedDict, total=False):
     """The temporal compression made beside perceive: {"of": buffer key, "summary"}."""
     recalled: Annotated[dict[str, str], merge_dicts]
     """What each memory branch recalled this step, by branch (temporal, spatial, ...)."""
+    recalled_items: Annotated[dict[str, list[dict[str, Any]]], merge_dicts]
+    """The long-term items each branch recalled this step (id, level, text, Q, origin), so a
+    run's page names a lesson by its text, utility and writer, not its id."""
     in_view: Annotated[dict[str, list[str]], merge_dicts]
     """Long-term memory lines recalled so far this task, by branch (shown once each)."""
     condensed: list[dict]

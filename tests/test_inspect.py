@@ -136,3 +136,44 @@ def test_labels_of_parallel_edges_do_not_overprint():
         for b in points[i + 1 :]:
             assert math.dist(a, b) >= 25, (a, b)  # apart by more than a line of 12 px text
     assert svg.count('<path class="edge"') == 5 and " Q" in svg  # curved, not stacked
+
+
+def test_inspect_shows_each_items_origin_in_its_table_and_json(data_dir, capsys, monkeypatch):
+    """The robot's own store records the episode and task an item was written from, and no
+    robot: the table and the JSON rows show those, and no writer is invented."""
+    import json
+
+    monkeypatch.setenv("COLUMNS", "260")
+    assert cli_main(["inspect", "--robot", "robot-7", "--home", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "drawers open by pulling" in line)
+    origin = row.split("│")[-2].strip()  # the last column
+    assert origin == "episode e1 · task “find the cup”"
+    argv = ["inspect", "--robot", "robot-7", "--home", str(data_dir), "--json"]
+    assert cli_main(argv) == 0
+    items = {r["text"]: r for r in json.loads(capsys.readouterr().out)["items"]}
+    assert set(items) == {"cups are kept in drawers", "drawers open by pulling"}
+    for r in items.values():
+        assert (r["episode_id"], r["task"]) == ("e1", "find the cup")
+        assert r["created_by"] is None and r["updated_by"] is None and r["robots"] is None
+
+
+def test_a_shared_stores_row_shows_the_robots_that_wrote_it():
+    """A fleet's row as the PostgreSQL store reads it (its provenance columns in the item's
+    metadata): the JSON row and the table's origin name its writers."""
+    import io
+
+    from rich.console import Console
+
+    from robomemory.commands.inspect import item_rows, items_table
+    from robomemory.memory.stores.vector_pg import _item
+
+    stored = {"level": "action", "q": 0.3, "visits": 1, "episode_id": "e0", "task": "open it"}
+    row = ("p1", "pull the handle", stored, 2, "r1", "r2", ["r1", "r2"])
+    pid, text, meta = _item(row)
+    (got,) = item_rows([("semantic", pid, text, meta)])
+    assert (got["created_by"], got["updated_by"], got["robots"]) == ("r1", "r2", ["r1", "r2"])
+    assert (got["episode_id"], got["task"], got["q"]) == ("e0", "open it", 0.3)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(items_table([("semantic", pid, text, meta)]))
+    assert "│ by r1 · last changed by r2 · episode e0 · task “open it” │" in console.export_text()

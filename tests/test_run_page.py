@@ -228,3 +228,44 @@ def test_each_model_call_of_a_step_is_folded_with_its_prompt_answer_and_cost():
     assert "{&quot;steps&quot;: [&quot;take(milk)&quot;]}" in page
     one, two = re.findall(r'<section class="step[^"]*".*?</section>', page, re.S)
     assert "model call" in one and "model call" not in two  # a step without calls shows none
+
+
+SHARED = {  # as a fleet's shared store records a lesson: its writers, episode and task
+    "id": "3f2a9c1e-0000-4000-8000-000000000001",
+    "level": "action",
+    "text": "open(fridge) before take(milk)",
+    "q": 0.625,
+    "origin": {
+        "created_by": "robot-a",
+        "updated_by": "robot-b",
+        "robots": ["robot-a", "robot-b"],
+        "episode_id": "ep-3",
+        "task": "fetch the milk",
+    },
+}
+LOCAL = {  # a robot's own store names no robot: its episode and task only
+    "id": "9b7d0000-0000-4000-8000-000000000002",
+    "level": None,
+    "text": "I went east and took the milk.",
+    "q": 0.0,
+    "origin": {"episode_id": "ep-1", "task": "fetch the milk"},
+}
+
+
+def test_each_recalled_item_is_shown_by_its_text_q_and_origin_not_its_id():
+    trace = _trace()
+    first = trace["trajectory"][0]
+    first["recalled"] |= {"episodic": 40}
+    first["recalled_items"] = {"semantic": [SHARED], "episodic": [LOCAL]}
+    page = render_page(trace)
+    semantic = re.search(r'<ul class="items" data-memory="semantic">(.*?)</ul>', page).group(1)
+    episodic = re.search(r'<ul class="items" data-memory="episodic">(.*?)</ul>', page).group(1)
+    assert SHARED["text"] in semantic and "Q 0.62" in semantic and ">action<" in semantic
+    assert "by robot-a · last changed by robot-b · episode ep-3 · task “fetch the milk”" in semantic
+    # the local item: its episode and task, no writer invented; its id is no text on the page
+    assert LOCAL["text"] in episodic and "Q 0.00" in episodic
+    assert "episode ep-1 · task “fetch the milk”" in episodic and "by " not in episodic
+    text = re.sub(r"<[^>]*>", "", page)
+    assert SHARED["id"] not in text and LOCAL["id"] not in text
+    step2 = page[page.index('id="step-2"') :]
+    assert 'class="items"' not in step2  # a step without the key (an older trace): no list

@@ -17,7 +17,9 @@ from robomemory.commands.run_page import render_page
 from robomemory.commands.trace import TraceRecorder, trace_payload, write_trace
 from robomemory.executors.envs.textworld import TextWorldExecutor, bundled_game
 from robomemory.graphs.agent import sqlite_checkpointer
-from robomemory.testing import PlanScript, scripted_llm
+from robomemory.memory.longterm import NewItem
+from robomemory.structured import StructuredLLM
+from robomemory.testing import PlanScript, ScriptedChatModel, scripted_llm
 
 FIRST = [("examine", ["cookbook"]), ("pick_up", ["milk"]), ("pick_up", ["yellow apple"])]
 SECOND = [("pick_up", ["milk"]), ("pick_up", ["yellow apple"])]
@@ -114,7 +116,7 @@ def test_trace_has_plan_critic_summary_recall_and_map_per_step(played):
     history = trace["map_history"]  # the map held during the run, with its steps
     assert {"subject": "I", "relation": "at", "object": "kitchen"}.items() <= history[0].items()
     assert {h["since"] for h in history} <= {None, 0, 1, 2, 3}
-    assert trace["trace_version"] == 3 and trace["model_calls"] > 0
+    assert trace["trace_version"] == 4 and trace["model_calls"] > 0
     # the model calls that led to each step, with their prompts and answers
     nodes = [c["node"] for c in one["calls"]]
     assert "planner" in nodes and "critic" not in nodes  # the first step: no critic
@@ -226,3 +228,29 @@ def test_show_renders_a_trace_file_and_a_checkpoint_thread(
     assert cli_main(["show", "nope", "--home", str(data)]) == 2
     assert "no thread 'nope'" in capsys.readouterr().err
     assert json.loads(path.read_text())["trajectory"][0]["step"] == 1
+
+
+def test_a_stored_lesson_recalled_in_a_run_is_shown_by_its_text_q_and_origin(
+    agent_config, make_agent
+):
+    """A lesson an earlier episode wrote into the robot's real store, rewarded once: the run
+    of its task recalls it, the trace keeps it by text, Q and origin, the page shows them."""
+    task, lesson = "cook the meal from the cookbook", "Read the cookbook before taking anything."
+    agent_config.max_steps = 1
+    agent_config.table_decides = False
+    agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), _llm())
+    semantic = agent.context.memory.semantic
+    add = StructuredLLM(ScriptedChatModel(responder=lambda s, m: {"event": "ADD"})).for_node("t")
+    pid = semantic.update(NewItem(lesson, "task"), idx=0, task=task, episode_id="ep-0", llm=add)
+    semantic.update_utility([pid["item_id"]], 1.0, "ep-0b")  # Q 0 -> 0.3
+    trace = trace_payload(agent.run(thread_id="t-lesson", task=task))
+    (one,) = trace["trajectory"]
+    (item,) = [i for i in one["recalled_items"]["semantic"] if i["text"] == lesson]
+    assert item["q"] == pytest.approx(0.3) and item["level"] == "task"
+    # the robot's own store records the episode and task, and no robot: none is invented
+    assert item["origin"] == {"episode_id": "ep-0", "task": task}
+    assert one["recalled_items"]["episodic"] == []
+    page = render_page(trace)
+    (step,) = _sections(page)
+    assert lesson in step["text"] and "Q 0.30" in step["text"]
+    assert f"episode ep-0 · task “{task}”" in step["text"] and item["id"] not in step["text"]

@@ -6,6 +6,7 @@ answers are scripted (a FAKE)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -174,6 +175,36 @@ def test_robots_share_semantic_and_episodic_memory_but_not_maps(pg_url, tmp_path
     shown = scan_items(tmp_path / "r9", "semantic_r9", pg_url)  # `robomemory inspect`
     assert [(p, m["created_by"]) for p, _, m in shown] == [(pid, "r1")]
     assert scan_items(tmp_path, "episodic_r9", pg_url) == []
+
+
+def test_a_recalled_lesson_and_inspect_name_the_robots_that_wrote_it(
+    pg_url, tmp_path, monkeypatch, capsys
+):
+    """Robot 2 recalls robot 1's lesson with its origin (for the run page); robot 2's Q update
+    makes it the last writer; `inspect --json` of the fleet's memory carries the provenance."""
+    from robomemory.cli import main as cli_main
+    from robomemory.commands.run_page import origin_line
+
+    r1, r2 = open_robot(pg_url, tmp_path, "r1"), open_robot(pg_url, tmp_path, "r2")
+    pid = seed(r1, "open fails when the door is locked", episode="e0")
+    (found,) = r2.semantic.retrieve(["open fails when the door is locked"], "open the door")
+    assert found.id == pid and found.origin == {
+        "created_by": "r1",
+        "updated_by": "r1",
+        "robots": ["r1"],
+        "episode_id": "e0",
+        "task": "open the door",
+    }
+    assert origin_line(found.origin) == "by r1 · episode e0 · task “open the door”"
+    r2.semantic.update_utility([pid], 1.0, "e1")
+    r1.close()
+    r2.close()
+    monkeypatch.setenv("ROBOMEMORY_MEMORY_URL", pg_url)
+    argv = ["inspect", "--robot", "r1", "--home", str(tmp_path / "r1"), "--json"]
+    assert cli_main(argv) == 0
+    (row,) = json.loads(capsys.readouterr().out)["items"]
+    assert (row["created_by"], row["updated_by"], row["robots"]) == ("r1", "r2", ["r1", "r2"])
+    assert (row["episode_id"], row["task"], row["q"]) == ("e0", "open the door", 0.3)
 
 
 def test_episodes_of_one_name_on_two_robots_are_two_q_updates(pg_url, tmp_path):

@@ -1,10 +1,12 @@
 """`robomemory inspect --robot ID`: print a robot's memories as tables, optionally draw its KG.
 
 Shows the spatial triples (current and invalidated), the semantic and episodic items with their
-MemRL Q and visit counts, and the long-term change history. Stores are read directly: no model
-or embedder is loaded. A robot's Qdrant Edge shards admit one process at a time, so inspect a
-robot whose agent is running through a Qdrant server (``--qdrant-url``) or after the run. A
-fleet's shared PostgreSQL memory (``$ROBOMEMORY_MEMORY_URL``) is read at any time: all its items.
+MemRL Q, visit counts and origin (the robots that wrote them, in a fleet's shared store; the
+episode and task they were written from), and the long-term change history. Stores are read
+directly: no model or embedder is loaded. A robot's Qdrant Edge shards admit one process at a
+time, so inspect a robot whose agent is running through a Qdrant server (``--qdrant-url``) or
+after the run. A fleet's shared PostgreSQL memory (``$ROBOMEMORY_MEMORY_URL``) is read at any
+time: all its items.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from robomemory import models
 from robomemory.commands.graph_draw import write_html, write_png
 from robomemory.commands.home import add_home_argument, home_of
 from robomemory.commands.json_out import add_json_flag, human_console, print_json, wants_json
+from robomemory.commands.run_page import origin_line
 from robomemory.config import MemoryConfig, ModelConfig
 from robomemory.errors import print_error
-from robomemory.memory.base import MemoryHandles, Triple
+from robomemory.memory.base import ORIGIN_KEYS, MemoryHandles, Triple, origin_of
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.spatial import SpatialMemory, open_graph_store
 from robomemory.memory.stores.vectors import scan_items, shared_url
@@ -125,7 +128,7 @@ def triples_table(triples: list[Triple]) -> Table:
 
 def items_table(items: list[tuple[str, str, str, dict]]) -> Table:
     table = Table(title=f"long-term items ({len(items)})")
-    for col in ("kind", "level", "Q", "visits", "id", "text"):
+    for col in ("kind", "level", "Q", "visits", "id", "text", "origin"):
         table.add_column(col, overflow="fold")
     for kind, pid, text, meta in items:
         table.add_row(
@@ -135,6 +138,7 @@ def items_table(items: list[tuple[str, str, str, dict]]) -> Table:
             str(meta.get("visits", 0)),
             pid[:8],
             text,
+            origin_line(origin_of(meta)),
         )
     return table
 
@@ -174,7 +178,8 @@ def triple_rows(triples: list[Triple]) -> list[dict]:
 
 
 def item_rows(items: list[tuple[str, str, str, dict]]) -> list[dict]:
-    """The long-term items table's rows (whole ids)."""
+    """The long-term items table's rows (whole ids), with the provenance fields the store
+    records (ORIGIN_KEYS; null where it records none)."""
     return [
         {
             "kind": kind,
@@ -183,9 +188,16 @@ def item_rows(items: list[tuple[str, str, str, dict]]) -> list[dict]:
             "visits": int(meta.get("visits", 0)),
             "id": pid,
             "text": text,
+            **_origin_fields(meta),
         }
         for kind, pid, text, meta in items
     ]
+
+
+def _origin_fields(meta: dict) -> dict:
+    """Every provenance field (ORIGIN_KEYS), None where the store records none."""
+    origin = origin_of(meta)
+    return {k: origin.get(k) for k in ORIGIN_KEYS}
 
 
 def history_rows(rows: list[dict]) -> list[dict]:

@@ -4,11 +4,14 @@ Header: task, outcome, GC, cost. A score chart. Then one card per step: the acti
 and score; what led to it (perceived summary, plan with the current action marked, the plan's
 reason, critic verdict, plans the critic rejected, the model calls made for it: each one's
 prompt, answer, tokens and seconds, folded); what each memory recalled for it (its size,
-and its text folded in ``<details>``), the candidate actions, and how the spatial map changed:
-the edges added and removed, and, folded, the map after the step drawn with them marked. After
-the steps, the spatial map at the end of the run (:mod:`~robomemory.commands.map_svg`). Keys a
-trace lacks are left out of its card: an older trace without ``recall_text`` shows sizes only,
-one without ``map_history`` draws the map from its per-step changes.
+its text folded in ``<details>``, and each long-term item recalled by its text, Q and origin:
+the robot that wrote it, the episode and task it came from, as far as its store records them),
+the candidate actions, and how the spatial map changed: the edges added and removed, and,
+folded, the map after the step drawn with them marked. After the steps, the spatial map at
+the end of the run (:mod:`~robomemory.commands.map_svg`). Keys a trace lacks are left out of
+its card: an older trace without ``recall_text`` shows sizes only,
+one without ``recalled_items`` no item list, one without ``map_history`` draws the map from its
+per-step changes.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from robomemory.commands.map_svg import Edge, grid, map_history, map_svg
+from robomemory.core import clip
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
@@ -52,6 +56,8 @@ details{margin-top:4px} summary{cursor:pointer;color:#555}
 details.recall{margin-top:1px} details.recall summary{display:list-item}
 details.recall pre{margin:2px 0 6px;max-height:320px;overflow:auto}
 .recall .bar{display:inline-flex} .cut{font-size:11px;color:#888}
+ul.items{margin:1px 0 6px;padding-left:18px} ul.items .q{font-family:monospace;color:#2f6fb0}
+ul.items .origin{font-size:11px;color:#777}
 svg.map{max-width:100%;height:auto;border:1px solid #eee;border-radius:4px;background:#fff}
 .legend{font-size:12px;color:#666}
 """
@@ -182,10 +188,50 @@ def _critic(item: dict) -> str:
     return out + f'<div class="critic">{text}</div>'
 
 
+def origin_line(origin: dict[str, Any]) -> str:
+    """An item's provenance in words ("by robot-a · episode e1 · task “find the cup”"): only
+    the fields its store recorded (a robot's own store names no robot)."""
+    created, updated = origin.get("created_by"), origin.get("updated_by")
+    robots = origin.get("robots") if isinstance(origin.get("robots"), list) else []
+    others = [str(r) for r in robots if r not in (created, updated)]
+    parts = [
+        f"by {created}" if created else "",
+        f"last changed by {updated}" if updated and updated != created else "",
+        f"also written by {', '.join(others)}" if others else "",
+        f"episode {origin['episode_id']}" if origin.get("episode_id") else "",
+        f"task “{clip(str(origin['task']), 120)}”" if origin.get("task") else "",
+    ]
+    return " · ".join(p for p in parts if p)
+
+
+def _items(kind: str, items: Any) -> str:
+    """The long-term items a memory recalled this step: each by its text, with its level, the
+    Q that ranked it and where it came from (its id only as an attribute)."""
+    rows = []
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, dict):
+            continue
+        q = f'<span class="q">Q {float(it["q"]):.2f}</span> ' if _is_num(it.get("q")) else ""
+        level = f'<span class="badge">{esc(it["level"])}</span> ' if it.get("level") else ""
+        origin = origin_line(it.get("origin") or {})
+        where = f'<div class="origin">{esc(origin)}</div>' if origin else ""
+        rows.append(
+            f'<li data-item="{esc(it.get("id"))}">{q}{level}{esc(it.get("text"))}{where}</li>'
+        )
+    return f'<ul class="items" data-memory="{esc(kind)}">{"".join(rows)}</ul>' if rows else ""
+
+
+def _is_num(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _recalled(item: dict) -> str:
-    """Each memory's recalled size as a bar and, where the trace keeps it, its text folded."""
+    """Each memory's recalled size as a bar, where the trace keeps it its text folded, and the
+    long-term items it recalled this step by their text, Q and origin."""
     sizes = item.get("recalled") if isinstance(item.get("recalled"), dict) else {}
     texts = item.get("recall_text") if isinstance(item.get("recall_text"), dict) else {}
+    recalled = item.get("recalled_items")
+    listed = recalled if isinstance(recalled, dict) else {}
     sizes = {k: int(sizes.get(k, len(texts.get(k) or ""))) for k in {**sizes, **texts}}
     if not sizes:
         return ""
@@ -198,12 +244,13 @@ def _recalled(item: dict) -> str:
         )
         text = texts.get(k)
         if not isinstance(text, str) or not text.strip():
-            rows.append(f"<div>{bar}</div>")
+            rows.append(f"<div>{bar}</div>{_items(k, listed.get(k))}")
             continue
         cut = f'<div class="cut">the first {len(text):,} of {n:,} characters</div>'
         rows.append(
             f'<details class="recall" data-memory="{esc(k)}"><summary>{bar}</summary>'
             f'<pre class="msg">{esc(text)}</pre>{cut if n > len(text) else ""}</details>'
+            f"{_items(k, listed.get(k))}"
         )
     return f'<div class="label">memory recalled</div><div class="recalled">{"".join(rows)}</div>'
 

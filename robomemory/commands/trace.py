@@ -3,10 +3,11 @@
 Each trajectory step gets ``plan`` (action strings), ``plan_reason``, ``verdict``
 (``{"approve", "reason"}`` or None when the critic did not look), ``rejected`` (plans the critic
 turned down before this action), ``summary`` (perceive), ``recalled`` (kind -> chars),
-``recall_text`` (kind -> the recalled text, cut; from the episode log) and ``map`` (spatial
-triples added / removed by the update after this action). Keys the graph already wrote into a
-step are kept; the recorder only fills what is missing, so a run resumed from a checkpoint has
-full detail for the steps played in this process.
+``recall_text`` (kind -> the recalled text, cut; from the episode log), ``recalled_items``
+(kind -> the long-term items recalled: id, level, text, Q and origin; from the episode log) and
+``map`` (spatial triples added / removed by the update after this action). Keys the graph
+already wrote into a step are kept; the recorder only fills what is missing, so a run resumed
+from a checkpoint has full detail for the steps played in this process.
 
 The trace's ``map_history`` lists every edge the robot's map held during the run as
 ``{"subject", "relation", "object", "since", "until"}``: the step whose update added it (None:
@@ -23,7 +24,7 @@ from typing import Any
 
 from robomemory.commands.progress import action_text
 
-TRACE_VERSION = 3  # 3: recall_text per step, map_history
+TRACE_VERSION = 4  # 3: recall_text per step, map_history; 4: recalled_items
 
 
 def _triple_key(t: Any) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -109,6 +110,19 @@ class RetrievedItem(BaseModel):
     q: float = 0.0
     score: float = 0.0
     visits: int = 0
+    origin: dict[str, Any] = Field(
+        default_factory=dict, description="where it came from, as its store says (origin_of)"
+    )
+
+
+# An item's provenance as its metadata records it: the robots that wrote it (a fleet's shared
+# store only) and the episode and task it was written from (every store).
+ORIGIN_KEYS = ("created_by", "updated_by", "robots", "episode_id", "task")
+
+
+def origin_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The provenance fields ``meta`` holds (ORIGIN_KEYS); absent or empty ones left out."""
+    return {k: meta[k] for k in ORIGIN_KEYS if meta.get(k) not in (None, "", [])}
 
 
 class SceneGrounding(BaseModel):

@@ -27,7 +27,7 @@ from langchain_core.embeddings import Embeddings
 from robomemory.config import MemoryConfig
 from robomemory.core import clip, echo
 from robomemory.memory import mem0
-from robomemory.memory.base import RetrievedItem
+from robomemory.memory.base import RetrievedItem, origin_of
 from robomemory.memory.damage import DamagedStoreError
 from robomemory.memory.history import MemoryHistory
 from robomemory.memory.mem0 import AddOp, DeleteOp, Existing, UpdateOp, UpdatePlan, content_hash
@@ -163,6 +163,7 @@ class LongTermMemory:
             q=c.q(self.cfg.utility.q_init),
             score=round(c.score, 6),
             visits=int(c.meta.get("visits", 0)),
+            origin=origin_of(c.meta),
         )
 
     def verify(self, probe: list[float]) -> None:

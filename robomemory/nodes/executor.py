@@ -49,6 +49,7 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         "summary": state.get("summary", ""),
         "recalled": {k: len(v or "") for k, v in (state.get("recalled") or {}).items()},
         "recall_text": {k: (v or "")[:2000] for k, v in (state.get("recalled") or {}).items()},
+        "recalled_items": dict(state.get("recalled_items") or {}),
         "candidates": [str(a) for a in briefing_of(state).candidates],
         "placed": briefing_of(state).placed,
         "calls": run.ctx.llm.drain_calls() if run.ctx.llm is not None else [],

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
 from robomemory.context import AgentContext
-from robomemory.core import task_view
+from robomemory.core import clip, task_view
 from robomemory.episode import TrajectoryStep
 from robomemory.memory.base import RetrievedItem, SceneGrounding
 from robomemory.memory.spatial import render_triples
@@ -168,6 +168,25 @@ def _render_items(items: list[RetrievedItem]) -> list[str]:
     return lines
 
 
+# A recalled item as a step's record keeps it: its text and task cut, so the log stays small.
+ITEM_TEXT_CHARS, ITEM_TASK_CHARS = 600, 200
+
+
+def recalled_record(item: RetrievedItem) -> dict[str, Any]:
+    """What a step's record keeps of a recalled item: id, level, text, Q (the utility that
+    ranked it) and origin (the store's provenance fields), for the run page."""
+    origin = dict(item.origin)
+    if isinstance(origin.get("task"), str):
+        origin["task"] = clip(origin["task"], ITEM_TASK_CHARS)
+    return {
+        "id": item.id,
+        "level": item.level,
+        "text": clip(item.text, ITEM_TEXT_CHARS),
+        "q": round(item.q, 4),
+        "origin": origin,
+    }
+
+
 def keep_in_view(shown: list[str], recalled: list[str], limit: int = IN_VIEW_LINES) -> list[str]:
     """What the planner is shown of a long-term memory: every line recalled so far in the task,
     in the order first recalled, the newest ``limit``. Each step's queries recall a slightly
@@ -184,13 +203,19 @@ def _longterm(
     memory = run.ctx.memory
     module = memory.semantic if kind == "semantic" else memory.episodic
     if module is None:
-        return run.finish({"recalled": {kind: ""}})
+        return run.finish({"recalled": {kind: ""}, "recalled_items": {kind: []}})
     items = module.retrieve(state.get("queries") or [task_view(state["task"])], state["task"])
     run.ctx.memory.episodes.add_retrieved(
         state["handles"]["episode_id"], [i.id for i in items], _global_step(state)
     )
     lines = keep_in_view((state.get("in_view") or {}).get(kind) or [], _render_items(items))
-    return run.finish({"recalled": {kind: "\n".join(lines)}, "in_view": {kind: lines}})
+    return run.finish(
+        {
+            "recalled": {kind: "\n".join(lines)},
+            "recalled_items": {kind: [recalled_record(i) for i in items]},
+            "in_view": {kind: lines},
+        }
+    )
 
 
 def semantic(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
