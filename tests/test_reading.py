@@ -119,3 +119,61 @@ def test_a_thing_a_task_mentions_beside_its_instructions_is_no_goal():
     told = "Take the coin in the supermarket, and put it into the box. A map is provided."
     assert state_named(told, VERBS, ["map", "coin", "box"]) == set()
     assert state_named("It's only missing a polished map.", VERBS, ["map"]) == {"map"}
+
+
+SW_TASK = (
+    "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the "
+    "red box in the kitchen."
+)
+
+
+def test_a_class_for_an_act_no_try_undoes_is_read_against_the_things_here():
+    """ "Focus on the thing" (irreversible) on "a(n) living thing": the things offered to the
+    focus and held, but the task's own names, per place; a reversible act is tried instead."""
+    from robomemory.executors.envs.scienceworld import VERBS as SW
+
+    sw = [v.spec() for v in SW]
+    here = [Action(verb="focus_on", args=[t]) for t in ("axe", "red box", "blue jay")]
+    asked = to_read(WorldModel(), sw, SW_TASK, here, [], held=["orange"])
+    assert asked is not None and asked.by_class
+    assert (asked.described, asked.things) == ("a(n) living thing", ("axe", "blue jay", "orange"))
+    assert asked.key == "a(n) living thing: axe, blue jay, orange"  # another place: asked again
+    assert to_read(WorldModel(done=["focus_on(axe)"]), sw, SW_TASK, here, []) is None
+    picks = [Action(verb="pick_up", args=[t]) for t in ("axe", "blue jay")]
+    assert to_read(WorldModel(), VERBS, "Pick up the thing.", picks, []) is None  # reversible
+
+
+def test_a_class_read_names_the_thing_and_none_here_names_nothing():
+    from robomemory.executors.envs.scienceworld import VERBS as SW
+    from robomemory.grounding.instructions import NOT_HERE
+
+    sw = [v.spec() for v in SW]
+    read = with_reading(SW_TASK, {"a(n) living thing": "blue jay"})
+    assert "focus on the blue jay. Then, move the blue jay to the red box" in read
+    acts = [
+        (i.verb, i.thing) for i in instructions(read, sw, ["blue jay", "red box"], referring=True)
+    ]
+    assert acts[0] == ("focus_on", "blue jay")
+    assert with_reading(SW_TASK, {"a(n) living thing: axe": NOT_HERE}) == SW_TASK
+
+
+def test_the_model_reads_a_class_once_per_set_of_things():
+    """The ground node's reading: none here is kept for these things (no second call), and a
+    thing named makes the focus an instruction."""
+    from robomemory.core import ActionSpace
+    from robomemory.executors.envs.scienceworld import VERBS as SW
+    from robomemory.grounding.instructions import NOT_HERE
+    from robomemory.nodes.ground import reading
+
+    answers = iter([NOT_HERE, "blue jay"])
+    llm = scripted_llm({"Reading": lambda _m: {"working": "", "thing": next(answers)}})
+    sw = [v.spec() for v in SW]
+    axe = ActionSpace(verbs=sw, candidates=[Action(verb="focus_on", args=["axe"])])
+    node = llm.for_node("ground")
+    first = reading(node, SW_TASK, {}, WorldModel(), axe, [])
+    assert first == {"a(n) living thing: axe": NOT_HERE}
+    assert reading(node, SW_TASK, first, WorldModel(), axe, []) == first
+    assert llm.chat_model.calls.count("Reading") == 1
+    jay = ActionSpace(verbs=sw, candidates=[Action(verb="focus_on", args=["blue jay"])])
+    second = reading(node, SW_TASK, first, WorldModel(), jay, [])
+    assert second["a(n) living thing"] == "blue jay"

@@ -23,11 +23,18 @@ def described_things(world: WorldModel, verbs: Sequence[VerbSpec], task: str) ->
 
 
 class ToRead(NamedTuple):
-    """A thing the task describes by a clause, and the things offered to its act: which one
-    it is, only a reading of the task and the notes can say (the model's)."""
+    """A thing the task describes, and the things offered to its act: which one it is, only a
+    reading of the task and the notes can say (the model's). ``by_class``: described by its
+    class ("a(n) animal") and read against the things of one place, so none may be it."""
 
     described: str
     things: tuple[str, ...]
+    by_class: bool = False
+
+    @property
+    def key(self) -> str:
+        """Where the reading is kept: a class read against one place's things, per place."""
+        return f"{self.described}: {', '.join(self.things)}" if self.by_class else self.described
 
 
 def to_read(
@@ -42,9 +49,18 @@ def to_read(
     "the item with the same quantity as the math problem answer") while its act is left, once
     every ``known`` thing the description names has been read (the math problem: before, no
     reading can say), with the two or more things it may be: those offered to that act, and
-    those ``held`` (a pick may come before the reading); else None."""
+    those ``held`` (a pick may come before the reading); else None. Before it, a thing
+    described by its class for an act no try undoes (``by_class``), with the things offered to
+    that act and held that the task does not name."""
     read = {a for n in world.notes for a in parsed(n.split(": ", 1)[0])[1][:1]}
+    final = meanings(verbs).irreversible
     for ins in left_instructions(world.notes, world.done, verbs, [], task=task):
+        if ins.refers and not ins.named and not ins.qualified and ins.verb in final:
+            # an act no try can undo on a thing described by its class ("focus on the
+            # animal"): read against the things offered here, the task's own names not
+            offered = [a.args[0] for a in candidates if a.verb == ins.verb and a.args]
+            things = [t for t in dict.fromkeys([*offered, *held]) if t.lower() not in task.lower()]
+            return ToRead(ins.described, tuple(things), by_class=True) if things else None
         if not ins.qualified:
             continue
         named = {n for n in known if words(n) and words(n) <= words(ins.described)}

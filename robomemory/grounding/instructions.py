@@ -305,7 +305,7 @@ def _told(
     if len(verb.arg_kinds) < 2 or not between or not set(between) <= _POINTERS:
         return None
     said = _head(_antecedent(text, spans[at[first]]))
-    if not said:
+    if not said or set(said.split()) <= _REFERS:  # "move it": "the thing", read by the pick
         return None
     name = next((nm for seq, nm in known if seq == word_list(said)), said)
     return name, said
@@ -535,18 +535,24 @@ def with_pick(
     if pick not in names:
         spelled = sorted((n for n in names if words(pick) <= words(n)), key=len)
         pick = spelled[0] if spelled else pick
+    return _the_thing_named(text, pick, itself=False)  # "the thing": done by the pick
+
+
+def _the_thing_named(text: str, thing: str, itself: bool) -> str:
+    """``text`` with each pronoun that stands for its first "the thing" reading "the
+    ``thing``", and with ``itself``, that "the thing" too."""
     lower = text.lower()
     first = next((m for m in _THE_THING.finditer(lower)), None)
     if first is None:
         return text
-    spans = [  # "the thing" itself stays: its instruction is done by the pick
+    spans = [
         m.span()
         for m in _PRONOUN.finditer(lower, first.end())
         if _antecedent(text, m.start()) in _REFERS
     ]
     out = text
-    for start, end in reversed(spans):
-        out = f"{out[:start]}the {pick}{out[end:]}"
+    for start, end in [*reversed(spans), *([first.span()] if itself else [])]:
+        out = f"{out[:start]}the {thing}{out[end:]}"
     return out
 
 
@@ -554,11 +560,17 @@ def with_reading(text: str, readings: Mapping[str, str]) -> str:
     """``text`` with each thing it describes by a clause (``Instruction.qualified``) named as
     read (``readings``: description -> the thing, the model's reading of the notes), and each
     later pronoun that stands for it: "pick up the item with the same quantity as the answer,
-    and place it in the box" -> "pick up the 2 bananas, and place the 2 bananas in the box"."""
+    and place it in the box" -> "pick up the 2 bananas, and place the 2 bananas in the box";
+    one described by its class names "the thing" that points at it ("find a(n) animal. Focus
+    on the thing": focus on the blue jay)."""
     out = text
     for described, thing in readings.items():
+        if thing == NOT_HERE:  # a class read against the things of one place: none of them
+            continue
         found = re.search(rf"\bthe\s+{re.escape(described)}\b", out, re.IGNORECASE)
-        if found is None:
+        if found is None:  # described by its class ("find a(n) animal, focus on the thing")
+            if described.lower() in out.lower():
+                out = _the_thing_named(out, thing, itself=True)
             continue
         spans = [
             m.span()
@@ -570,6 +582,8 @@ def with_reading(text: str, readings: Mapping[str, str]) -> str:
     return out
 
 
+# A reading of a class against the things of one place that found none of them.
+NOT_HERE = "none of these"
 # How a text points at the thing it only described, and a pronoun that may stand for it.
 _THE_THING = re.compile(r"\bthe\s+(?:thing|object|one)\b")
 _PRONOUN = re.compile(r"\b(?:it|them)\b")

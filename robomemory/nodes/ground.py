@@ -14,7 +14,7 @@ from robomemory.episode import TrajectoryStep
 from robomemory.grounding import Scene, WorldModel, brief, known_names
 from robomemory.grounding.choice import to_read
 from robomemory.grounding.goal_words import class_relations, state_relations
-from robomemory.grounding.instructions import with_reading
+from robomemory.grounding.instructions import NOT_HERE, with_reading
 from robomemory.grounding.loops import visited_places
 from robomemory.grounding.text import parsed
 from robomemory.memory.lessons import lesson_actions, verdict_places
@@ -22,7 +22,7 @@ from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.reading import READING_SYSTEM, make_reading_model, reading_user
 from robomemory.state import AgentState, observation_of, world_model
-from robomemory.structured import StructuredLLM
+from robomemory.structured import NodeLLM
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot
 # sees now (cut at 300 characters, a room's description lost the manual on its table).
@@ -61,7 +61,7 @@ def read_described(
 
 
 def reading(
-    llm: StructuredLLM,
+    llm: NodeLLM,
     task: str,
     readings: Mapping[str, str],
     world: WorldModel,
@@ -69,19 +69,22 @@ def reading(
     held: Sequence[str],
 ) -> dict[str, str]:
     """``readings`` (description -> thing), with the model's reading of the next thing the
-    task describes by a clause, where the notes now let one be made (:func:`to_read`): the
-    table cannot say which thing "the item with the same quantity as the answer" is."""
+    task describes, where one can be made (:func:`to_read`): the table cannot say which thing
+    "the item with the same quantity as the answer" is, nor which thing here is "a(n)
+    animal" (read once per set of things offered; NOT_HERE: none of them)."""
     out = dict(readings)
     task = with_reading(task, out)
     known = [*known_names(space), *world.seen, *held]
     asked = to_read(world, space.verbs, task, space.candidates, known, held)
-    if asked is None:
+    if asked is None or asked.key in out:  # a class read against these things already
         return out
-    schema = make_reading_model(asked.things)
-    user = reading_user(task_view(task), asked.described, world.notes, asked.things)
+    things = (NOT_HERE, *asked.things) if asked.by_class else asked.things
+    schema = make_reading_model(things)
+    user = reading_user(task_view(task), asked.described, world.notes, things, asked.by_class)
     result = llm.call(schema, READING_SYSTEM, user, lambda: None)
     if result.ok:  # no answer: the model chooses among the acts, as before
-        out[asked.described] = str(result.value.thing)
+        thing = str(result.value.thing)
+        out[asked.key if thing == NOT_HERE else asked.described] = thing
     return out
 
 

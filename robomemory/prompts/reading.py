@@ -14,7 +14,8 @@ READING_SYSTEM = (
     "You read for a robot. The task describes a thing without naming it. Using the task and "
     "what the robot has read, work out which of the listed things it is: first write your "
     "working in one short line (compute what needs computing), then name the thing exactly as "
-    "listed."
+    "listed. Where 'none of these' is listed, choose it if no listed thing is what the task "
+    "describes."
 )
 WORKING_CHARS = 160  # a line of working: enough for a sum, bounded so the answer ends
 
@@ -32,8 +33,11 @@ def make_reading_model(things: tuple[str, ...]) -> type[BaseModel]:
     )
 
 
-def reading_user(task: str, described: str, notes: Sequence[str], things: Sequence[str]) -> str:
-    """The question: the task, each note read (``read(x): text``), the description and the
-    things to choose among."""
+def reading_user(
+    task: str, described: str, notes: Sequence[str], things: Sequence[str], by_class: bool = False
+) -> str:
+    """The question: the task, each note read (``read(x): text``), the description (``by_class``:
+    a class, "a(n) animal") and the things to choose among."""
     read = "\n".join(f"- {n}" for n in notes) or "- nothing"
-    return f"Task: {task}\nRead:\n{read}\nWhich of these is the {described}? {', '.join(things)}"
+    which = described if by_class else f"the {described}"
+    return f"Task: {task}\nRead:\n{read}\nWhich of these is {which}? {', '.join(things)}"
