@@ -153,6 +153,26 @@ def test_a_suite_file_of_the_wrong_shape_names_the_file(tmp_path):
         load_suite_file(binary)
 
 
+@pytest.mark.parametrize(
+    ("command", "inside"),
+    [("run", "memory"), ("run", "runs"), ("inspect", "memory")],
+)
+def test_a_data_folder_whose_memory_or_runs_is_a_file_is_one_line(
+    command, inside, tmp_path, capsys
+):
+    home = tmp_path / "d"
+    home.mkdir()
+    (home / inside).write_text("a file where a folder belongs\n")
+    argv = {
+        "run": ["run", "--model", "fake", "--game", "cooking_1room"],
+        "inspect": ["inspect", "--robot", "r1"],
+    }[command]
+    line = one_error_line([*argv, "--home", str(home)], capsys)
+    assert str(home / inside) in line, line
+    assert (home / inside).read_text() == "a file where a folder belongs\n"  # left as it was
+    assert sorted(p.name for p in home.iterdir()) == [inside]  # nothing made beside it
+
+
 def test_a_yaml_alias_bomb_is_refused_at_once(tmp_path):
     from robomemory.eval.picks import load_suite_file
 
