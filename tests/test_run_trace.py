@@ -5,7 +5,9 @@ node that runs now (LangGraph's tasks stream)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -177,6 +179,27 @@ def test_page_shows_each_step_with_its_decision_and_memory(played):
     assert "prompt tokens" in one["text"] and trace["task"] in one["text"]
     end = page[page.index("Spatial map at the end") :]
     assert '<svg class="map"' in end and 'data-place="kitchen"' in end and "robot is here" in end
+
+
+def test_the_page_shows_every_model_calls_prompt_answer_and_tokens(played):
+    """Each model call of the run, in its own step's section: its prompt (system, then user),
+    its answer and its tokens, as the trace recorded them."""
+    trace, _, _ = played
+    page = render_page(trace)
+    sections = re.findall(r'<section class="step[^"]*".*?</section>', page, re.S)
+    calls = 0
+    for step, section in zip(trace["trajectory"], sections, strict=True):
+        assert section.count('<details class="call"') == len(step["calls"])
+        for c in step["calls"]:
+            calls += 1
+            prompt = "\n\n".join(c[k] for k in ("system", "user") if c.get(k))
+            assert prompt and html.escape(prompt) in section, c["node"]
+            assert html.escape(c["answer"]) in section, c["node"]
+            if not c["reused"]:
+                cost = f"{c['prompt_tokens']} prompt tokens ({c['cached_tokens']} cached), "
+                assert cost + f"{c['completion_tokens']} written" in section, c
+    assert calls >= 4  # the planner, the critic's rejection, the replan, the approval
+    assert any(c["prompt_tokens"] > 0 for s in trace["trajectory"] for c in s["calls"])
 
 
 def test_an_old_trace_renders_without_the_new_keys():
