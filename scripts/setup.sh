@@ -8,6 +8,9 @@
 # $ROBOMEMORY_TORCH_INDEX (default: PyTorch's CPU wheel index), unless the venv has it already
 # or pip's own configuration finds it without an index (a local wheel folder, find-links);
 # ROBOMEMORY_TORCH_INDEX= (empty) leaves the choice to pip's configuration.
+# ROBOMEMORY_SETUP_REPORT=FILE (an absolute path): install nothing but the venv; write pip's
+# report (JSON) of what this setup would install into FILE: torch, from where it would come, and
+# the package with its extras, resolved together (pip's --dry-run --report).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-local}"
@@ -21,17 +24,34 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip
+report="${ROBOMEMORY_SETUP_REPORT:-}"
+if [ -z "$report" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
 torch_spec="torch==2.13.0"
 torch_index="${ROBOMEMORY_TORCH_INDEX-https://download.pytorch.org/whl/cpu}"
+torch=()  # pip's arguments for torch: none when installed, else its spec and where it comes from
 if .venv/bin/python -c 'import importlib.metadata as m, sys
 sys.exit(m.version("torch").split("+")[0] != sys.argv[1])' "${torch_spec#torch==}" 2>/dev/null; then
   echo "torch: ${torch_spec} already installed"
 elif [ -z "$torch_index" ] || .venv/bin/python -m pip install -q --dry-run --no-deps --no-index \
     "$torch_spec" >/dev/null 2>&1; then
-  .venv/bin/python -m pip install -q "$torch_spec"  # pip's configuration finds it
+  torch=("$torch_spec")  # pip's configuration finds it
 else
-  .venv/bin/python -m pip install -q --index-url "$torch_index" "$torch_spec"
+  torch=(--index-url "$torch_index" "$torch_spec")
+fi
+if [ -n "$report" ]; then
+  # one resolution, nothing installed: the CPU index beside the package's where torch is from it
+  if [ "${torch[0]-}" = "--index-url" ]; then
+    torch=(--extra-index-url "$torch_index" "$torch_spec")
+  fi
+  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q --dry-run --report "$report" \
+    ${torch[@]+"${torch[@]}"} -e ".[${extras}]"
+  echo "nothing installed; what setup would install (pip's report): $report"
+  exit 0
+fi
+if [ "${#torch[@]}" -gt 0 ]; then
+  .venv/bin/python -m pip install -q "${torch[@]}"
 fi
 # PYTHONWARNINGS: no setuptools "Editable installation" warning block from the build backend
 PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[${extras}]"
