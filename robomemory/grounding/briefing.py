@@ -26,7 +26,7 @@ from robomemory.grounding.needs import (
 )
 from robomemory.grounding.notes import goal_note
 from robomemory.grounding.table import choice, decided, ordered, situation
-from robomemory.grounding.world import WorldModel, known_names
+from robomemory.grounding.world import WorldModel, empty, known_names
 
 SEEN_PER_PLACE = 6  # things named per other place once the search is over
 SEEN_NAME_CHARS = 40  # longer names are a world's disambiguations ("book in shelf containing")
@@ -37,67 +37,30 @@ class Briefing(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    candidates: list[Action] = Field(
-        default_factory=list, description="the actions offered now, ranked and cut"
-    )
-    placed: list[str] = Field(
-        default_factory=list,
-        description="the effects table's row that placed each candidate (grounding.table), "
-        "in the candidates' order",
-    )
+    candidates: list[Action] = empty(list, "the actions offered now, ranked and cut")
+    placed: list[str] = empty(list, "the effects table's row that placed each candidate, in order")
     decided: str | None = Field(
-        default=None,
-        description="the candidate the table leaves no choice but (grounding.table.decided), "
-        "else none",
+        default=None, description="the candidate the table leaves no choice but, else none"
     )
-    choice: list[str] = Field(
-        default_factory=list,
-        description="the candidates the table leaves the model to choose among "
-        "(grounding.table.choice)",
-    )
+    choice: list[str] = empty(list, "the candidates the table leaves the model to choose among")
     last_result: str | None = Field(
         default=None, description="the newest step and the world's whole answer"
     )
-    left: list[str] = Field(
-        default_factory=list, description="what the notes, then the task, instruct not done yet"
-    )
-    helped: list[str] = Field(
-        default_factory=list, description="offered actions recalled lessons say helped"
-    )
-    looped: list[str] = Field(
-        default_factory=list, description="actions set aside: they would bring a state back"
-    )
-    missing: list[str] = Field(
-        default_factory=list, description="what the instructions act on, not seen yet"
-    )
-    search: list[str] = Field(
-        default_factory=list, description="the offered actions that look for it, nearest first"
-    )
-    away: list[str] = Field(
-        default_factory=list, description="what is needed, seen elsewhere: 'thing (place)'"
-    )
-    fetch: list[str] = Field(default_factory=list, description="the offered moves there")
-    described: list[str] = Field(
-        default_factory=list, description="what the task asks to find by description only"
-    )
-    unvisited: list[str] = Field(
-        default_factory=list, description="the offered moves to places not visited yet"
-    )
-    here: list[str] = Field(
-        default_factory=list, description="every place visited: the things here to choose from"
-    )
-    full: list[str] = Field(
-        default_factory=list,
-        description="what the robot holds when it holds as many things as it can (else none)",
-    )
-    elsewhere: list[str] = Field(
-        default_factory=list,
-        description="every place visited: the things seen in each other place, 'place: a, b'",
-    )
+    left: list[str] = empty(list, "what the notes, then the task, instruct not done yet")
+    helped: list[str] = empty(list, "offered actions recalled lessons say helped")
+    looped: list[str] = empty(list, "actions set aside: they would bring a state back")
+    missing: list[str] = empty(list, "what the instructions act on, not seen yet")
+    search: list[str] = empty(list, "the offered actions that look for it, nearest first")
+    away: list[str] = empty(list, "what is needed, seen elsewhere: 'thing (place)'")
+    fetch: list[str] = empty(list, "the offered moves there")
+    described: list[str] = empty(list, "what the task asks to find by description only")
+    unvisited: list[str] = empty(list, "the offered moves to places not visited yet")
+    here: list[str] = empty(list, "every place visited: the things here to choose from")
+    full: list[str] = empty(list, "what the robot holds when it can hold no more (else none)")
+    elsewhere: list[str] = empty(list, "every place visited: the things seen in each other place")
 
     def left_open(self) -> Briefing:
-        """This briefing with only the candidates the table leaves open (``choice``), each
-        with its row; itself where the table set none."""
+        """This briefing with only the candidates the table leaves open, each with its row."""
         if not self.choice:
             return self
         keep = [i for i, a in enumerate(self.candidates) if str(a) in self.choice]
@@ -118,43 +81,33 @@ def brief(
     last_result: str | None = None,
     affinity: Mapping[str, float] | None = None,
 ) -> Briefing:
-    """The briefing of a step: the candidates in the effects table's order, each with the row
-    that placed it (:mod:`.table`), and the facts the rows rest on, each derived once (what is
-    left, missing, needed from elsewhere, the search, what the task only describes)."""
-    verbs = space.verbs
+    """The briefing of a step: the candidates in the effects table's order, each with its
+    row (:mod:`.table`), and the facts the rows rest on, each derived once."""
+    verbs, candidates, held = space.verbs, space.candidates, scene.held
     scene = scene._replace(task=goal_note(scene.task, world.notes))
     lessons = lessons_off_moves(lessons, verbs)
-    missing = missing_things(world, space.candidates, verbs, scene.task, space.all_targets())
-    goal = goal_of(space.candidates, verbs, world, scene)
+    missing = missing_things(world, candidates, verbs, scene.task, space.all_targets())
+    goal = goal_of(candidates, verbs, world, scene)
     wanted = None
     if world.notes or goal != scene.task:  # what a read asks, or what follows the pick
-        wanted = wanted_things(
-            world.notes,
-            world.done,
-            verbs,
-            space.candidates,
-            goal,
-            world.states,
-            world.seen,
-            scene.held,
-        )
+        wanted = wanted_things(world, verbs, candidates, goal, held)
     left = left_instructions(
         world.notes,
         world.done,
         verbs,
         [*known_names(space), *world.seen],
         task=goal,
-        offered=[a for c in space.candidates for a in c.args],
+        offered=[a for c in candidates for a in c.args],
         states=world.states,
         moved=world.made(),
     )
-    missing = searched_now(missing, space.candidates, verbs, world, scene, left)
+    missing = searched_now(missing, candidates, verbs, world, scene, left)
     now = situation(
-        space.candidates,
+        candidates,
         verbs,
         world,
         place=scene.place,
-        held=scene.held,
+        held=held,
         left=left,
         missing=missing,
         task=scene.task,
@@ -164,9 +117,9 @@ def brief(
         lessons=lessons,
         near=affinity,
     )
-    placed = ordered(space.candidates, verbs, now, scene.place)[:limit]
+    placed = ordered(candidates, verbs, now, scene.place)[:limit]
     offered = [p.action for p in placed]
-    possible = {str(a) for a in space.candidates}
+    cut = {str(a) for a in candidates} - {str(o) for o in offered}
     search, described, unvisited, here, elsewhere = search_lines(
         offered, space, world, scene, routes, missing
     )
@@ -180,7 +133,7 @@ def brief(
         last_result=last_result,
         left=[i.phrase for i in left],
         helped=helped_now(lessons[0], offered, world.done),
-        looped=[a for a in loop_actions(world.path) if a in possible - {str(o) for o in offered}],
+        looped=[a for a in loop_actions(world.path) if a in cut],
         missing=list(missing),
         search=search,
         away=away,
@@ -188,7 +141,7 @@ def brief(
         described=described,
         unvisited=unvisited,
         here=here,
-        full=list(scene.held) if scene.full else [],
+        full=list(held) if scene.full else [],
         elsewhere=elsewhere,
     )
 
@@ -201,9 +154,8 @@ def search_lines(
     routes: Sequence[Route],
     missing: Sequence[str],
 ) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
-    """(the offered acts that look for what is missing, nearest first; what the task only
-    describes, the moves to places not visited, the things here: :func:`finding`; with
-    things here to choose from, what was seen in each other place)."""
+    """(the acts that look for what is missing; what the task only describes, the moves to
+    places not visited, the things here: :func:`finding`; what was seen in each other place)."""
     verbs = space.verbs
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
     described, unvisited, here = finding(space, world, scene.task)
@@ -219,9 +171,8 @@ def search_lines(
 def lessons_off_moves(
     lessons: tuple[Sequence[str], Sequence[str]], verbs: Sequence[VerbSpec]
 ) -> tuple[list[str], list[str]]:
-    """(helped, hurt) less the moves: a lesson does not say where it was learned, and a move
-    means a way from one place (``go(west)`` that hurt in one house withheld the only way on
-    in another); the spatial map keeps the ways of a world the robot knows."""
+    """(helped, hurt) less the moves: a lesson does not say where it was learned, and a
+    ``go(west)`` that hurt in one house withheld the only way on in another."""
     moves = meanings(verbs).moves
     return tuple([a for a in side if a.split("(", 1)[0] not in moves] for side in lessons)
 
@@ -234,54 +185,40 @@ def fetch_lines(
     wanted: Wanted | None,
     missing: Sequence[str],
 ) -> tuple[list[str], list[str]]:
-    """(what is left to do needs that was last seen elsewhere, as ``thing (place)``, or the
-    next act on nothing and where it was offered, as ``act() (place)``; the offered moves
-    there): both empty while such a thing is here, or before anything is read."""
+    """(what is needed, last seen elsewhere, as ``thing (place)``, or the next act on nothing
+    as ``act() (place)``; the offered moves there): empty while it is here or nothing read."""
     if wanted is None:
         return [], []
-    seen, held = world.seen, scene.held
+    seen, held, here, layout = world.seen, scene.held, scene.place, world.layout()
     moves = fetch_moves(
         wanted.things,
         offered,
         verbs,
-        here=scene.place,
+        here=here,
         seen=seen,
         held=held,
         in_place=wanted.in_place,
-        layout=world.layout(),
+        layout=layout,
     )
-    layout = world.layout()
     away = [
         f"{t} ({seen[t]})"
         for t in wanted.things
-        if t not in held
-        and t in seen
-        and move_to(seen[t], offered, verbs, here=scene.place, layout=layout) in moves
+        if t not in held and t in seen and move_to(seen[t], offered, verbs, here, layout) in moves
     ]
     if not moves and wanted.act is not None and not missing:
         acts_at = world.acts_at
-        moves = act_moves(
-            wanted.act, offered, verbs, here=scene.place, acts_at=acts_at, layout=layout
-        )
+        moves = act_moves(wanted.act, offered, verbs, here=here, acts_at=acts_at, layout=layout)
         if moves:  # a move by direction names no place: where the act was offered
-            by_way = relative_move(moves[0], verbs)
-            at = acts_at.get(wanted.act, "") if by_way else moves[0].args[0]
+            at = acts_at.get(wanted.act, "") if relative_move(moves[0], verbs) else moves[0].args[0]
             away = [f"{wanted.act}() ({at})"]
-        else:
-            away = []
     return (away, [str(a) for a in moves]) if moves else ([], [])
 
 
 def seen_elsewhere(
-    seen: Mapping[str, str],
-    here: str | None,
-    held: Collection[str] = (),
-    places: Collection[str] = (),
+    seen: Mapping[str, str], here: str | None, held: Collection[str], places: Collection[str]
 ) -> list[str]:
-    """What was last seen in each place but ``here``, as 'place: a, b', in the order seen:
-    once the search is over the choice may be in another room (it ends wherever the last
-    unvisited place was). At most SEEN_PER_PLACE things a place; what is held, the
-    ``places`` and names over SEEN_NAME_CHARS are left out."""
+    """What was last seen in each place but ``here``, as 'place: a, b': once the search is
+    over the choice may be in another room. Held things, places and long names left out."""
     by_place: dict[str, list[str]] = {}
     for thing, place in seen.items():
         shown = len(thing) <= SEEN_NAME_CHARS and thing not in held and thing not in places
@@ -298,10 +235,8 @@ def relative_move(action: Action, verbs: Sequence[VerbSpec]) -> bool:
 def finding(
     space: ActionSpace, world: WorldModel, task: str
 ) -> tuple[list[str], list[str], list[str]]:
-    """(what the task asks to find by description while its act on it is not done, "a(n)
-    plant"; the moves to places not visited (moves that name a place); once every place is
-    visited, the things here, among which the choice is): all empty when the task describes
-    no such thing."""
+    """(what the task asks to find by description, "a(n) plant"; the moves to places not
+    visited; once all are visited, the things here to choose among): empty if none described."""
     described = described_things(world, space.verbs, task)
     if not described:
         return [], [], []

@@ -1,6 +1,5 @@
-"""What a task only describes (pure): "find a(n) animal, first focus on the thing" names no
-thing, so only the world can judge a pick; the briefing says what is described, the moves to
-places not visited, and once every place is visited the things here to choose from."""
+"""What a task only describes ("find a(n) animal, focus on the thing" names no thing): what is
+described, the moves to places not visited, and the things a reading chooses among."""
 
 from __future__ import annotations
 
@@ -16,16 +15,14 @@ from robomemory.grounding.world import WorldModel
 
 
 def described_things(world: WorldModel, verbs: Sequence[VerbSpec], task: str) -> list[str]:
-    """What the task asks to find by description only ("a(n) plant"), while its act on it is
-    not done."""
+    """What the task asks to find by description only ("a(n) plant"), while its act is left."""
     left = left_instructions(world.notes, world.done, verbs, [], task=task)
     return [i.described for i in left if i.refers and i.described]
 
 
 class ToRead(NamedTuple):
-    """A thing the task describes, and the things offered to its act: which one it is, only a
-    reading of the task and the notes can say (the model's). ``by_class``: described by its
-    class ("a(n) animal") and read against the things of one place, so none may be it."""
+    """A thing the task describes and the things offered to its act: only the model's reading
+    says which. ``by_class``: described by its class, read against one place's things."""
 
     described: str
     things: tuple[str, ...]
@@ -33,7 +30,7 @@ class ToRead(NamedTuple):
 
     @property
     def key(self) -> str:
-        """Where the reading is kept: a class read against one place's things, per place."""
+        """Where the reading is kept: a class's, per set of things offered."""
         return f"{self.described}: {', '.join(self.things)}" if self.by_class else self.described
 
 
@@ -45,19 +42,14 @@ def to_read(
     known: Collection[str],
     held: Sequence[str] = (),
 ) -> ToRead | None:
-    """The first thing the task describes by a clause of its own (``Instruction.qualified``:
-    "the item with the same quantity as the math problem answer") while its act is left, once
-    every ``known`` thing the description names has been read (the math problem: before, no
-    reading can say), with the two or more things it may be: those offered to that act, and
-    those ``held`` (a pick may come before the reading); else None. Before it, a thing
-    described by its class for an act no try undoes (``by_class``), with the things offered to
-    that act and held that the task does not name."""
+    """The first thing the task describes by a clause ("the item with the same quantity as
+    the answer") once every ``known`` thing it names was read, with the two or more things it
+    may be (offered to its act, or ``held``); or before it, a thing described by its class
+    for an act no try undoes, with the things offered or held the task does not name."""
     read = {a for n in world.notes for a in parsed(n.split(": ", 1)[0])[1][:1]}
     final = meanings(verbs).irreversible
     for ins in left_instructions(world.notes, world.done, verbs, [], task=task):
         if ins.refers and not ins.named and not ins.qualified and ins.verb in final:
-            # an act no try can undo on a thing described by its class ("focus on the
-            # animal"): read against the things offered here, the task's own names not
             offered = [a.args[0] for a in candidates if a.verb == ins.verb and a.args]
             things = [t for t in dict.fromkeys([*offered, *held]) if t.lower() not in task.lower()]
             return ToRead(ins.described, tuple(things), by_class=True) if things else None
@@ -81,8 +73,7 @@ def by_direction(verbs: Sequence[VerbSpec]) -> set[str]:
 def unvisited_moves(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], world: WorldModel
 ) -> list[Action]:
-    """The moves among ``candidates`` to places not visited yet (a move by direction names no
-    place: it is none of them)."""
+    """The moves to places not visited yet (a move by direction names no place)."""
     moves = meanings(verbs).moves - by_direction(verbs)
     visited = set(visited_places(world.path))
     return [a for a in candidates if a.verb in moves and a.args and a.args[0] not in visited]

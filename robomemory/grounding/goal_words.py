@@ -1,6 +1,6 @@
-"""How a task's words name its goal beyond an instruction on one thing (pure): an act asked of
-a class of things ("pick up objects, then place them"), and a thing named with no act, its
-state the goal ("only missing a polished vase"). The effects table types both as goal parts."""
+"""How a task's words name a goal beyond an instruction on one thing: an act asked of a class
+of things ("pick up objects, then place them"), a thing named with no act ("only missing a
+polished vase"), an act in the order of quantities. The effects table types them as goal parts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from itertools import takewhile
 from typing import NamedTuple
 
 from robomemory.core import Action, VerbSpec
-from robomemory.grounding.instructions import SENTENCE, asked_things, named_verbs
+from robomemory.grounding.instructions import SENTENCE, THING_WORDS, asked_things, named_verbs
 from robomemory.grounding.meanings import meanings
 from robomemory.grounding.text import FILLER, LINKS, WORD, first_at, words
 from robomemory.quantities import quantity_in
@@ -25,10 +25,8 @@ MANY = frozenset({"them", "all", "every", "each", "these", "those"})
 
 
 def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
-    """The verbs of things (not moves) a sentence of ``task`` asks of a class of things, in
-    the order it names them: a plural pronoun or a bare plural follows ("pick up objects,
-    then place them in their usual locations" -> pick_up, put_down_to). Any thing the verb
-    is offered on may be one."""
+    """The verbs (not moves) ``task`` asks of a class of things, in its order: a plural
+    follows ("pick up objects, then place them" -> pick_up, put_down_to)."""
     moves = meanings(verbs).moves
     found: list[tuple[int, int, str]] = []
     for k, sentence in enumerate(SENTENCE.split(task)):
@@ -46,9 +44,8 @@ def class_verbs(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
 def class_relations(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str
 ) -> list[Action]:
-    """The candidates that relate two things by a verb ``task`` asks of a class of things
-    (:func:`class_verbs`: "place them in their usual locations"): where each goes is the
-    robot's judgement, which how near the two names are in meaning informs."""
+    """The candidates that relate two things by a verb ``task`` asks of a class of things:
+    where each goes is the robot's judgement, informed by how near the names are."""
     many = class_verbs(task, verbs)
     return [a for a in candidates if a.verb in many and len(a.args) > 1]
 
@@ -56,21 +53,17 @@ def class_relations(
 def state_relations(
     candidates: Sequence[Action], verbs: Sequence[VerbSpec], task: str, held: Collection[str]
 ) -> list[Action]:
-    """The candidates that relate a held thing to another where a sentence of ``task`` names
-    the held thing and no act of the API ("It's only missing a polished vase": a state of the
-    vase is the goal, and where it goes makes it): which relation is the robot's judgement,
-    which how near the other thing is to the task's words informs."""
+    """The candidates that relate a held thing to another where ``task`` names it with no act
+    ("only missing a polished vase": where it goes makes its state): the robot's judgement."""
     moves = meanings(verbs).moves
     named = state_named(task, verbs, held)
     return [a for a in candidates if a.verb not in moves and len(a.args) > 1 and a.args[0] in named]
 
 
 def state_named(task: str, verbs: Sequence[VerbSpec], things: Collection[str]) -> set[str]:
-    """The ``things`` a sentence of ``task`` that names no act of the API names, every word
-    after its "a"/"an" ("It's only missing a polished vase": the vase, its state the goal;
-    not "solve the math problem", an act the API lacks on a thing it knows), where the task
-    instructs no act of the API at all: told what to do, a thing it mentions is no goal ("A
-    map is provided" beside "take the coin ... and put it into the box")."""
+    """The ``things`` named by every word after "a"/"an" in a sentence of ``task`` that names
+    no act of the API, where the task instructs none at all (told what to do, "A map is
+    provided" is no goal)."""
     named: set[str] = set()
     if named_verbs(task, verbs):
         return named
@@ -104,20 +97,15 @@ def _plural(word: str) -> bool:
 _GENERIC = frozenset({"substance", "substances", "item", "items", "material"})
 
 
-# Words that begin a thing the task only describes ("paint the thing that holds water").
-_DESCRIBED = frozenset({"thing", "things", "one", "object", "objects"})
-
-
 def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
-    """The things the task asks an irreversible act of by name after "the" ("First, focus
-    on the thermometer": thermometer), in its order: none it only describes ("the thing
-    that ..."), none generic ("the substance"), none of the robot's own making ("paint your
-    picture": made, not found)."""
+    """The things the task asks an irreversible act of by name after "the" ("focus on the
+    thermometer"), in order: none only described, generic ("the substance") or made ("your
+    picture")."""
     irreversible = meanings(verbs).irreversible
     text = " ".join(WORD.findall(task.lower()))
     out: list[str] = []
     for verb, thing in asked_things(task, verbs):
-        if verb not in irreversible or thing[0] in _DESCRIBED or set(thing) <= _GENERIC:
+        if verb not in irreversible or thing[0] in THING_WORDS or set(thing) <= _GENERIC:
             continue
         phrase = " ".join(thing)
         if f" the {phrase} " in f" {text} " and phrase not in out:
@@ -126,10 +114,9 @@ def committed_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
 
 
 def stated_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
-    """Of a task that asks no act of the API by name or alias ("The dinner is almost ready!
-    It's only missing a polished vase."), the thing each sentence names last after "a"/"an",
-    up to a linking word: the goal is a state of that thing ("polished vase"), so it is
-    searched for until seen. None of a task that names an act: its instructions say what."""
+    """Of a task that names no act of the API ("It's only missing a polished vase."), the
+    thing each sentence names last after "a"/"an", up to a link: its state is the goal, so
+    it is searched for until seen."""
     if named_verbs(task, verbs):
         return []
     out: list[str] = []
@@ -141,7 +128,7 @@ def stated_things(task: str, verbs: Sequence[VerbSpec]) -> list[str]:
         thing = [
             w for w in takewhile(lambda w: w not in LINKS_PAST, said[last + 1 :]) if w not in FILLER
         ]
-        if thing and thing[0] not in _DESCRIBED and not set(thing) <= _GENERIC:
+        if thing and thing[0] not in THING_WORDS and not set(thing) <= _GENERIC:
             out.append(" ".join(thing))
     return list(dict.fromkeys(out))
 
@@ -152,8 +139,8 @@ _ORDER |= dict.fromkeys(("largest", "greatest", "most", "heaviest", "longest", "
 
 
 class QuantityOrder(NamedTuple):
-    """An act of two arguments the task asks of its things one by one, in the order of the
-    quantities they name ("place the object with the smallest quantity in the box")."""
+    """An act of two arguments asked of things in the order of their quantities ("place the
+    object with the smallest quantity in the box")."""
 
     verb: str
     where: str  # its second argument, a thing the task names after the superlative
@@ -163,9 +150,8 @@ class QuantityOrder(NamedTuple):
 def ordered_act(
     task: str, verbs: Sequence[VerbSpec], names: Collection[str]
 ) -> QuantityOrder | None:
-    """The first sentence of ``task`` that names an act of two arguments (not a move), then a
-    superlative (:data:`_ORDER`), then the act's second argument: a known name (``names``),
-    else the words after the sentence's last link ("... in the box": box)."""
+    """The first sentence of ``task`` that names an act of two arguments (not a move), a
+    superlative, then its second argument: a known name, else the words after the last link."""
     moves = meanings(verbs).moves
     two = [v for v in verbs if len(v.arg_kinds) == 2 and v.name not in moves]
     known = sorted(((WORD.findall(n.lower()), n) for n in names), key=lambda x: -len(x[0]))
@@ -196,8 +182,8 @@ def ordered_act(
 
 
 def next_in_order(things: Collection[str], direction: int) -> str | None:
-    """Of ``things``, the one whose quantity comes first (``direction`` 1: the smallest), among
-    those of the dimension most of them measure; None if none names a quantity."""
+    """Of ``things``, the one whose quantity comes first (``direction`` 1: the smallest) in the
+    dimension most of them measure; None if none names a quantity."""
     measured = [(t, q) for t in sorted(things) if (q := quantity_in(t)) is not None]
     if not measured:
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from itertools import takewhile
 from typing import NamedTuple
 
 from robomemory.core import VerbSpec
@@ -17,10 +18,9 @@ _ARTICLES = frozenset({"the", "a", "an"})
 
 
 class Instruction(NamedTuple):
-    """One instruction a text gives: the API verb, the thing it names (None for a verb that
-    takes no argument, or one that refers to a thing described elsewhere: ``refers``, "focus
-    on the thing"), the words as written (``"open the red box"``) and the arguments after
-    the thing that its alias fixes (``VerbSpec.alias_args``: "grill the apple" -> ``("BBQ",)``)."""
+    """One instruction a text gives: the API verb, the thing it names (None for a verb of no
+    argument, or one that ``refers`` to a thing described elsewhere: "focus on the thing"),
+    the words as written and the arguments after the thing its alias fixes ("BBQ")."""
 
     verb: str
     thing: str | None
@@ -29,13 +29,11 @@ class Instruction(NamedTuple):
     refers: bool = False
     described: str = ""  # for one that refers: what the text said of the thing ("a(n) plant")
     named: bool = False  # it refers to the thing the text named before it ("take it": the coin)
-    # described by a clause of its own ("the item with the same quantity as the answer"): only a
-    # reading of what the text says binds it (:func:`with_reading`), no act on any thing
-    qualified: bool = False
+    qualified: bool = False  # described by a clause ("the item with ..."): only a reading binds it
 
     @property
     def on_nothing(self) -> bool:
-        """Whether it acts on no thing at all (its verb takes none)."""
+        """Whether its verb takes no thing at all."""
         return self.thing is None and not self.refers
 
 
@@ -70,14 +68,11 @@ def instructions(
     referring: bool = False,
     further: Collection[str] | None = None,
 ) -> list[Instruction]:
-    """The instructions ``text`` gives, in its order: each place it names a verb of the API
-    (by its name's words or an alias), with the known name (``names``) that follows it within
-    INSTRUCTION_WORDS words and before the next verb. A verb that takes arguments but names no
-    known thing is no instruction ("You open the copy of ..." is not one) unless, with
-    ``referring``, only words that stand for a thing described elsewhere follow it ("focus on
-    the thing": the task's own words for what it asks to find). A verb of two arguments
-    takes the next name of ``further`` (default ``names``) as its second ("move the tree to
-    the green box": ``rest`` = ("green box",))."""
+    """The instructions ``text`` gives, in order: each verb of the API it names with the known
+    name that follows within INSTRUCTION_WORDS words, before the next verb ("You open the copy
+    of ..." is none); with ``referring``, also one followed only by words for a thing described
+    elsewhere ("focus on the thing"). A verb of two arguments takes the next name of
+    ``further`` (default ``names``) as its second."""
     text = as_asked(text, verbs)
     raw = WORD.findall(text.lower())
     at = [i for i, w in enumerate(raw) if w not in FILLER]  # content word -> raw index
@@ -100,9 +95,9 @@ def instructions(
     for k, (start, n, verb) in enumerate(mentions):
         if not verb.arg_kinds and verb.reads:  # "look and see that ...": it changes nothing
             continue
+        verb_words = " ".join(raw[at[start] : at[start + n - 1] + 1])
         if not verb.arg_kinds:
-            written = " ".join(raw[at[start] : at[start + n - 1] + 1])
-            out.append(Instruction(verb.name, None, written))
+            out.append(Instruction(verb.name, None, verb_words))
             continue
         stop = min(nxt_of(k), start + n + INSTRUCTION_WORDS)
         line = line_of[at[start + n - 1]]  # an instruction ends with its sentence or line
@@ -116,35 +111,26 @@ def instructions(
         after = [content[i] for i in range(start + n, stop) if clause_of[at[i]] == clause]
         qualifier = _qualified(raw, at, start + n, clause_of) if referring and after else None
         if found is None and qualifier:  # "pick up the item with the same quantity as ..."
-            written = " ".join(raw[at[start] : at[start + n - 1] + 1])
-            out.append(
-                Instruction(
-                    verb.name, None, f"{written} the {qualifier}", (), True, qualifier, False, True
-                )
-            )
+            phrase = f"{verb_words} the {qualifier}"
+            out.append(Instruction(verb.name, None, phrase, (), True, qualifier, False, True))
             continue
         if found is None and referring and after and set(after) <= _REFERS:
             written = " ".join(raw[at[start] : at[start + n + len(after) - 1] + 1])
             named = _head(_antecedent(text, spans[at[start]])) if set(after) <= _POINTERS else None
             if named is not None:  # "find the coin, take it": it is the coin
-                said = " ".join(raw[at[start] : at[start + n - 1] + 1])
+                phrase = f"{verb_words} the {named}"
                 name = next((nm for seq, nm in known if seq == word_list(named)), None)
-                if name is not None:
-                    out.append(Instruction(verb.name, name, f"{said} the {named}"))
-                else:
-                    phrase = f"{said} the {named}"
-                    out.append(
-                        Instruction(
-                            verb.name, None, phrase, refers=True, described=named, named=True
-                        )
-                    )
+                ins = Instruction(verb.name, name, phrase)
+                if name is None:  # not known: the act on whatever is called so
+                    ins = ins._replace(refers=True, described=named, named=True)
+                out.append(ins)
                 continue
             described = _described(text, spans[at[start]])
             if described:  # told only "the thing", a small model commits to any thing
-                said = raw[at[start] : at[start + n]]  # the verb's words, "on the"
-                while said and said[-1] in _ARTICLES:
-                    said.pop()
-                written = f"{described}, then {' '.join(said)} it"
+                verb_said = raw[at[start] : at[start + n]]  # the verb's words, "on the"
+                while verb_said and verb_said[-1] in _ARTICLES:
+                    verb_said.pop()
+                written = f"{described}, then {' '.join(verb_said)} it"
             thing = described.split(maxsplit=1)[-1] if described else ""
             out.append(Instruction(verb.name, None, written, refers=True, described=thing))
             continue
@@ -175,10 +161,8 @@ def instructions(
 
 
 def as_asked(text: str, verbs: Sequence[VerbSpec]) -> str:
-    """``text`` with each result it asks for written as the act that makes it: "ensure that
-    the chest is open" -> "ensure open the chest", "check that the door is unlocked
-    with the key" -> "check unlock the door with the key". Only a result that follows
-    "that" or "sure" is asked for; "the door is open" alone describes."""
+    """``text`` with each result asked for after "that" or "sure" written as its act ("ensure
+    that the chest is open" -> "ensure open the chest"); "the door is open" alone describes."""
     forms: dict[str, str] = {}  # result words -> the verb's own words
     for verb in verbs:
         if not verb.arg_kinds:
@@ -212,8 +196,7 @@ def _longest_first(names: Collection[str]) -> list[tuple[list[str], str]]:
 
 
 def _inside_names(content: list[str], known: list[tuple[list[str], str]]) -> dict[int, int]:
-    """Content index -> the length of the longest known name (``known``, longest first) that
-    covers it, for the names ``content`` holds."""
+    """Content index -> the length of the longest known name that covers it."""
     out: dict[int, int] = {}
     for seq, _ in known:
         n = len(seq)
@@ -235,8 +218,7 @@ def _pinned(verb: VerbSpec, form: list[str]) -> tuple[str, ...]:
 def _first_name(
     content: list[str], start: int, stop: int, known: list[tuple[list[str], str]]
 ) -> tuple[int, str, list[str]] | None:
-    """(end, name, its words) of the first known name (the longest at a place) in
-    content[start:stop]."""
+    """(end, name, its words) of the first known name (longest first) in content[start:stop]."""
     for i in range(start, stop):
         for seq, name in known:
             if i + len(seq) <= stop and content[i : i + len(seq)] == seq:
@@ -245,9 +227,8 @@ def _first_name(
 
 
 def _after_link(raw: list[str], at: list[int], first: int, begins: int) -> bool:
-    """Whether a link word (``LINKS``) stands between words after the verb (from content
-    index ``first``, not only pointers) and the name that ``begins`` at a later content
-    index: the name is then the place or tool of a thing not known, not the thing."""
+    """Whether a link stands between words after the verb (not only pointers) and the name
+    that ``begins`` later: the name is then the place or tool of a thing not known."""
     between = raw[at[first] : at[begins]] if begins > first else []
     said = [w for w in between if w not in FILLER | LINKS]
     if all(w in _POINTERS for w in said):  # "move it to the red box": the thing told before
@@ -268,10 +249,8 @@ _DEFINITE = re.compile(r"\bthe\s+([a-z][a-z -]*?)(?=\s+(?:and|then|or|once|to)\b
 
 
 def _qualified(raw: list[str], at: list[int], first: int, clause_of: list[int]) -> str | None:
-    """The words of a thing described by a clause of its own ("item with the same quantity as
-    the answer"), from the class word at content index ``first`` to the end of its clause
-    (``clause_of``: each raw word's), when a class word (``_CLASS``) is followed by a
-    qualifying word; else None."""
+    """The words of a thing described by a clause ("item with the same quantity as the
+    answer"): a class word at ``first``, a qualifying word, to the end of its clause."""
     if first >= len(at) or raw[at[first]] not in _CLASS:
         return None
     begin = at[first]
@@ -293,10 +272,8 @@ def _told(
     spans: list[int],
     known: list[tuple[list[str], str]],
 ) -> tuple[str, str] | None:
-    """(the known name or, if none, the words, of the thing) a pointer between a verb of two
-    arguments and the name at content index ``begins`` stands for ("put it into the box": the
-    coin named before), with the words the text said of it; None when no pointer stands
-    there, or it points at nothing named before."""
+    """(the known name, else the words; the words said) of the thing a pointer between a verb
+    of two arguments and the name at ``begins`` stands for ("put it into the box": the coin)."""
     between = (
         [w for w in raw[at[first] : at[begins]] if w not in FILLER | LINKS]
         if begins > first
@@ -312,21 +289,15 @@ def _told(
 
 
 def _head(described: str | None) -> str | None:
-    """A thing's words up to the clause or link that describes it further ("coin that is
-    located in the supermarket" -> "coin")."""
+    """A thing's words up to a clause or link ("coin that is in the shop" -> "coin")."""
     if described is None:
         return None
-    kept = []
-    for w in described.split():
-        if w in _QUALIFYING or w in LINKS:
-            break
-        kept.append(w)
-    return " ".join(kept) or None
+    return " ".join(takewhile(lambda w: w not in _QUALIFYING | LINKS, described.split())) or None
 
 
 def _antecedent(text: str, before: int) -> str | None:
-    """What a pronoun at ``before`` (a character offset) stands for: the last thing named
-    with "the" in its sentence or the one before it ("Find the coin and pick it up": coin)."""
+    """What a pronoun at offset ``before`` stands for: the last thing named with "the" in its
+    sentence or the one before it."""
     head = text[:before].lower()
     starts = [m.end() for m in SENTENCE.finditer(head.rstrip())]
     since = starts[-2] if len(starts) > 1 else 0  # this sentence and the one before
@@ -335,17 +306,18 @@ def _antecedent(text: str, before: int) -> str | None:
 
 
 def _described(text: str, before: int) -> str | None:
-    """The last thing ``text`` introduces with an indefinite article before ``before`` (a
-    character offset), with the word before the article, as written: what a later "the
-    thing" refers to."""
+    """The last thing introduced with "a(n)" before offset ``before``, with the word before it:
+    what a later "the thing" refers to."""
     found = [m.group(0).strip() for m in _INTRODUCED.finditer(text.lower()) if m.end() <= before]
     return found[-1] if found else None
 
 
+# Words for a thing the text only describes ("paint the thing that holds water").
+THING_WORDS = frozenset({"thing", "things", "one", "object", "objects"})
 # Words that point at a thing without naming it.
 _POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "your", "my"})
 # Words that stand for a thing described elsewhere ("focus on the thing"): nothing to look for.
-_REFERS = _POINTERS | {"thing", "things", "one", "object", "objects"}
+_REFERS = _POINTERS | THING_WORDS
 # Words for a thing of any kind, and the words that begin a clause describing which one.
 _CLASS = frozenset({"thing", "object", "item", "one"})
 _QUALIFYING = frozenset({"with", "that", "which", "whose"})
@@ -353,9 +325,7 @@ _QUALIFYING = frozenset({"with", "that", "which", "whose"})
 
 def asked_things(text: str, verbs: Sequence[VerbSpec]) -> list[tuple[str, list[str]]]:
     """(verb, the thing's words) of each imperative of ``text``, known name or not: its verb
-    begins a clause or follows the previous instruction's words, and its thing is the words
-    after the verb, up to the next verb or INSTRUCTION_WORDS words ("open the copy of ..."
-    mid-sentence is none); none on an indefinite or a pointing thing ("focus on the thing")."""
+    begins a clause or follows the previous one's words; none on "a ..." or "the thing"."""
     out: list[tuple[str, list[str]]] = []
     for clause in _CLAUSE.split(text.lower()):
         content = word_list(clause)
@@ -373,16 +343,14 @@ def asked_things(text: str, verbs: Sequence[VerbSpec]) -> list[tuple[str, list[s
             ]
             if not verb.arg_kinds or not thing or set(thing) & _INDEFINITE:
                 continue
-            if set(thing) <= _REFERS:  # "focus on the thing" names nothing to look for
+            if set(thing) <= _REFERS:
                 continue
             out.append((verb.name, thing))
     return out
 
 
 def unseen_things(text: str, verbs: Sequence[VerbSpec], names: Collection[str]) -> list[str]:
-    """What the instructions of ``text`` (:func:`asked_things`) act on that no known name
-    (``names``) is yet, in its order. A known name that has the thing's words finds it
-    ("cup" is found by "blue cup")."""
+    """What the instructions of ``text`` act on that no known name holds the words of yet."""
     known = [words(n) for n in names if words(n)]
     out: list[str] = []
     for _, thing in asked_things(text, verbs):
@@ -403,25 +371,13 @@ def left_instructions(
     states: Mapping[str, str] | None = None,
     moved: Sequence[str] | None = None,
 ) -> list[Instruction]:
-    """What the notes, then the task, instruct that is not done yet, in their order.
-    The task frames what is read ("Read the manual ... Once done, close the box"):
-    its instructions are listed once the world offers an action on their thing (``offered``:
-    the names the actions possible now act on), and one that refers to what the task
-    describes ("focus on the thing") until its verb is done on something.
-    An instruction is done when a done action or a kept note's read has its verb and its thing,
-    or when the world's words show its result (``states``: a box shown "opened" is done with
-    "open the box").
-    The instructions of a text are written in the order they are done, so those on a thing
-    before the last one a done action did on that thing are over too (done another way, or
-    not needed), but for an irreversible act (a thing painted before it was sanded still
-    needs the sanding), and all before a done instruction that names no thing (it acts on
-    the whole).
-    Another thing's instructions stay: things are often dealt with out of the written order.
-    A result the world shows ends only its own instruction.
-    Given ``moved`` (the task's actions in order), a text's moves are a route
-    (:func:`route_done`): one is over once taken in its order, and only the next is left
-    ("go east, then go east again" is two steps east; each move leads from where the last
-    one ended)."""
+    """What the notes, then the task, instruct that is not done yet, in order. The task's
+    instructions are listed once an action is ``offered`` on their thing. One is done when a
+    done action or a note's read has its verb and thing, or ``states`` show its result.
+    Texts are written in the order they are done: those on a thing before the last done on it
+    are over (but an irreversible act: sand before paint), and all before a done one on no
+    thing; another thing's stay. Given ``moved``, a text's moves are a route: only the next
+    move is left ("go east, then go east again" is two steps)."""
     # a read is done once its note is kept ("inspect(manual): ..." does "check the manual")
     acts = [*done, *(n.split(": ", 1)[0] for n in notes)]
     did = {(verb, args[0] if args else None) for verb, args in map(parsed, acts)}
@@ -497,11 +453,8 @@ def left_instructions(
 
 
 def route_done(route: Sequence[Instruction], moved: Sequence[str], moving: Collection[str]) -> int:
-    """How many moves of ``route`` (a text's, in order) the robot's actions ``moved`` (in
-    order) have made: each the next action after the one that made the move before with a
-    verb that ``moving`` names and its thing ("go to the hall" made by walking to the hall);
-    counting stops at the first not made (a route is followed in order, a detour between two
-    moves does not undo the first)."""
+    """How many moves of ``route`` the actions ``moved`` made, in order: a detour between two
+    moves does not undo the first."""
     steps = [args[:1] if verb in moving else None for verb, args in map(parsed, moved)]
     j = 0
     for n, ins in enumerate(route):
@@ -520,13 +473,9 @@ def _same_start(a: str, b: str) -> bool:
 def with_pick(
     text: str, verbs: Sequence[VerbSpec], done: Sequence[str], names: Collection[str] = ()
 ) -> str:
-    """``text`` with the thing it only describes named by the pick done on it: once an act
-    an instruction asks on "the thing" is done on X ("focus on the thing": focus_on(blue
-    jay)), each later pronoun that stands for "the thing" reads "the X" ("Then, move it to
-    the red box": move the blue jay to the red box), so what follows the pick is an
-    instruction on a known thing; a pick no known name (``names``) spells is read as the
-    shortest that holds its words (the world may call "apple tree" "adult apple tree" once
-    focused on). ``text`` unchanged while no such act is done."""
+    """``text`` with each pronoun for "the thing" naming the pick done on it ("focus on the
+    thing. Then, move it" -> move the blue jay), a pick no known name spells read as the
+    shortest that holds its words ("apple tree" is "adult apple tree" once focused on)."""
     given = [i for i in instructions(text, verbs, (), referring=True) if i.refers and not i.named]
     picks = {verb: args[0] for verb, args in map(parsed, done) if args}  # the newest per verb
     pick = next((picks[i.verb] for i in given if i.verb in picks), None)
@@ -539,8 +488,7 @@ def with_pick(
 
 
 def _the_thing_named(text: str, thing: str, itself: bool) -> str:
-    """``text`` with each pronoun that stands for its first "the thing" reading "the
-    ``thing``", and with ``itself``, that "the thing" too."""
+    """``text`` with each pronoun for its first "the thing" (and, ``itself``, it) as ``thing``."""
     lower = text.lower()
     first = next((m for m in _THE_THING.finditer(lower)), None)
     if first is None:
@@ -557,12 +505,9 @@ def _the_thing_named(text: str, thing: str, itself: bool) -> str:
 
 
 def with_reading(text: str, readings: Mapping[str, str]) -> str:
-    """``text`` with each thing it describes by a clause (``Instruction.qualified``) named as
-    read (``readings``: description -> the thing, the model's reading of the notes), and each
-    later pronoun that stands for it: "pick up the item with the same quantity as the answer,
-    and place it in the box" -> "pick up the 2 bananas, and place the 2 bananas in the box";
-    one described by its class names "the thing" that points at it ("find a(n) animal. Focus
-    on the thing": focus on the blue jay)."""
+    """``text`` with each thing described by a clause, and each later pronoun for it, named as
+    read (``readings``: description -> thing): "pick up the item with ..., and place it" ->
+    "pick up the 2 bananas, and place the 2 bananas"; a class names its "the thing"."""
     out = text
     for described, thing in readings.items():
         if thing == NOT_HERE:  # a class read against the things of one place: none of them

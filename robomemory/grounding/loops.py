@@ -1,10 +1,9 @@
 """Loop breaking from the world's state: an action known to bring the world back to a state
 it was in this task, or to close an A-B-A-B cycle, is set aside until the world changes.
 
-A task's path is its start and, per step, the action, what the world showed after it
-(``episode.world_of``: the executor's digest of its state, else place and holdings; None when
-the world tells neither), where the robot was then and, when the action failed, the world's
-answer (:func:`refusal`).
+A task's path is its start and, per step, the action, the world's state after it
+(``episode.world_of``; None when the world tells none), the robot's place then and, when the
+action failed, the world's answer (:func:`refusal`).
 """
 
 from __future__ import annotations
@@ -31,8 +30,7 @@ def refusal(item: TrajectoryStep) -> str | None:
 def path_of(
     start: str | None, place: str | None, trajectory: Sequence[TrajectoryStep], now: str | None
 ) -> list[PathStep]:
-    """The path of a whole trajectory (the baselines keep it all); ``now`` is the place the
-    robot is in after it (a step records where it was when it acted)."""
+    """The path of a whole trajectory; ``now`` is the robot's place after it."""
     places = [t.get("place") for t in trajectory[1:]] + [now]
     out: list[PathStep] = [("", start, place)]
     for t, p in zip(trajectory, places, strict=False):
@@ -43,15 +41,9 @@ def path_of(
 
 
 def extend_path(
-    path: Sequence[Sequence],
-    action: str,
-    world: str | None,
-    place: str | None,
-    refused: str | None = None,
+    path: Sequence[Sequence], action: str, world: str | None, place: str | None, refused: str | None
 ) -> list[list]:
-    """``path`` after one more step (as the graph's state holds it: lists), bounded; a step
-    that shows no world (a rejected action) left it as it was; ``refused``: the answer to a
-    failed action (:func:`refusal`)."""
+    """``path`` after one more step, bounded; a step that shows no world left it as it was."""
     world = world or (path[-1][1] if path else None)
     step = [action, world, place] if refused is None else [action, world, place, refused]
     return [*map(list, path), step][-MAX_PATH:]
@@ -63,16 +55,10 @@ def visited_places(path: Sequence[Sequence]) -> list[str]:
 
 
 def loop_actions(path: Sequence[Sequence]) -> list[str]:
-    """Actions that would loop now, oldest first.
-
-    With the world's state known: an action taken before in the state the world is in now
-    that changed it into a state seen earlier in the task (put back what was taken, walked
-    back to where it came from) — doing it again goes round the same loop. The world's state
-    is the key, so once it changes (a new thing held, a thing cut), nothing is set aside.
-    Whatever the world shows: after A, B, A the action B, when the robot is back in the
-    place it took B from (it would close an A-B-A-B cycle; a world whose state
-    changes with time, a clock or a growing plant, never shows a state again); a zig-zag
-    whose second A led somewhere else is no loop."""
+    """Actions that would loop now, oldest first: one taken before in the state the world is
+    in now that led to a state seen earlier (put back, walked back); and after A, B, A, the
+    action B when back in the place B was taken from (a world whose state changes with time,
+    a clock, never shows a state again; a zig-zag whose second A led elsewhere is no loop)."""
     steps = [(str(s[0]), s[1]) for s in path]
     now = steps[-1][1] if steps else None
     out: list[str] = []
@@ -92,9 +78,6 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
             if world is not None:
                 seen.add(world)
     acts = [a for a, _ in steps[1:]]
-    # B closes the cycle only from the place it was taken in (a zig-zag through rooms,
-    # east-north-east, takes B somewhere new); the place, not the state: a world whose state
-    # changes with time never shows one again
     back = len(path) >= 4 and _where(path[-1]) == _where(path[-3])
     if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out and back:
         out.append(acts[-2])

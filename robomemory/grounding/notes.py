@@ -14,13 +14,13 @@ NOTE_MIN_LINES = 4  # a read answered by a document (instructions, a manual), no
 # A page: a longer document's later steps were cut (seven steps of a manual end past 400).
 NOTE_MAX_CHARS = 1000
 MAX_NOTES = 2
+MAX_DONE = 20
 
 
-def is_note(item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()) -> bool:
-    """Whether a step read (``VerbSpec.reads``) something the task may depend on: a thing the
-    task names, or a document (an answer of several lines: instructions, a manual); with no
-    task, an answer that states another thing than the one read (a note "It's only missing a
-    polished vase", not "That's a blue vase"): the world's goal (:func:`goal_note`)."""
+def is_note(item: TrajectoryStep, task: str, verbs: Sequence[VerbSpec]) -> bool:
+    """Whether a step read something the task may depend on: a thing the task names, or a
+    document of several lines; told no task, an answer that states another thing than the
+    one read ("It's only missing a polished vase", not "That's a blue vase")."""
     verb = item.get("verb") or str(item["action"]).split("(", 1)[0]
     if verb not in meanings(verbs).reads or item["outcome"] != "succeeded":
         return False
@@ -36,8 +36,7 @@ def is_note(item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()
 
 
 def goal_note(task: str, notes: Sequence[str]) -> str:
-    """The ``task``, or where it is empty, the first note's text (:func:`is_note`): a robot
-    told no goal takes the one the world's texts state."""
+    """The ``task``, or where it is empty, the first note's text: the goal the world states."""
     if task.strip() or not notes:
         return task
     return notes[0].split(": ", 1)[-1]
@@ -46,18 +45,16 @@ def goal_note(task: str, notes: Sequence[str]) -> str:
 def update_notes(
     notes: Sequence[str], item: TrajectoryStep, task: str = "", verbs: Sequence[VerbSpec] = ()
 ) -> list[str]:
-    """The notes after one more step: the newest ``MAX_NOTES`` distinct reads, each kept whole
-    while the episode lasts, its lines kept (spaces collapsed within each): an instruction is
-    read within its line, never across a list's line break. Told no task, the first note
-    stays first (:func:`goal_note`: "On the shelf is a red box" had pushed out the note
-    that stated the goal, and the robot put the box on place after place)."""
+    """The newest ``MAX_NOTES`` distinct reads after one more step, each line kept (an
+    instruction is read within its line). Told no task, the first note (the goal) stays
+    first: a later read had pushed it out, and the robot put the box on place after place."""
     if not is_note(item, task, verbs):
         return list(notes)
     head = f"{item['action']}: "
     lines = (" ".join(line.split()) for line in str(item.get("message") or "").splitlines())
     text = head + "\n".join(line for line in lines if line)[:NOTE_MAX_CHARS]
     kept = [n for n in notes if not n.startswith(head)]
-    if not task.strip() and kept:  # told no task: the first note is the goal, kept first
+    if not task.strip() and kept:
         return [kept[0], *[*kept[1:], text][-(MAX_NOTES - 1) :]]
     return [*kept, text][-MAX_NOTES:]
 
@@ -65,15 +62,15 @@ def update_notes(
 def notes_of(
     trajectory: Sequence[TrajectoryStep], task: str = "", verbs: Sequence[VerbSpec] = ()
 ) -> list[str]:
-    """The notes an episode's steps leave (see :func:`update_notes`)."""
+    """The notes an episode's steps leave (:func:`update_notes`)."""
     notes: list[str] = []
     for item in trajectory:
         notes = update_notes(notes, item, task, verbs)
     return notes
 
 
-def update_done(done: Sequence[str], item: TrajectoryStep, limit: int = 20) -> list[str]:
-    """Actions that changed the world so far (what is done), newest ``limit`` kept."""
+def update_done(done: Sequence[str], item: TrajectoryStep) -> list[str]:
+    """Actions that changed the world so far, the newest ``MAX_DONE`` kept."""
     if str(item["outcome"]) != "succeeded" or not item.get("changed"):
         return list(done)
-    return [*[d for d in done if d != item["action"]], str(item["action"])][-limit:]
+    return [*[d for d in done if d != item["action"]], str(item["action"])][-MAX_DONE:]

@@ -8,27 +8,23 @@ from itertools import pairwise
 from robomemory.episode import TrajectoryStep
 
 FAILED = frozenset({"failed", "rejected", "error", "aborted", "timeout", "canceled"})
+MAX_SCORED = 200  # actions a task's model keeps per direction of the score
 
 
 def refused_in_this_state(path: Sequence[Sequence]) -> set[str]:
-    """Actions the task's ``path`` shows refused in the world state it ends in: a world
-    answers one state alike, so walking away and back (the same state again) does not make
-    them worth asking (a door reported open was asked open at each return)."""
+    """Actions the ``path`` shows refused in the state it ends in: a world answers one state
+    alike, so walking away and back does not make them worth asking again."""
     if not path or path[-1][1] is None:
         return set()
     now = path[-1][1]
     return {str(s[0]) for s in path if len(s) > 3 and s[3] is not None and s[1] == now}
 
 
-MAX_SCORED = 200  # actions a task's model keeps per direction of the score
-
-
 def scored(
     fell: Sequence[str], rose: Sequence[str], was: float | None, item: TrajectoryStep
 ) -> tuple[list[str], list[str]]:
-    """(fell, rose) after ``item``: its action joins those after which the world's score
-    fell ("put the cushion on the dining chair" took back the point its take had earned) or
-    rose; ``was`` is the score before it. Unchanged in a world that keeps no score."""
+    """(fell, rose) after ``item``: its action joins those after which the score fell (a put
+    took back the point its take had earned) or rose; ``was`` is the score before it."""
     now = item.get("score")
     action = str(item["action"])
     if was is None or now is None or now == was or str(item["outcome"]) in FAILED:
@@ -39,7 +35,7 @@ def scored(
 
 
 def scored_actions(trajectory: Sequence[TrajectoryStep]) -> tuple[list[str], list[str]]:
-    """(fell, rose) over a whole ``trajectory`` (:func:`scored`; the baselines keep it all)."""
+    """(fell, rose) over a whole ``trajectory`` (the baselines keep it all)."""
     fell: list[str] = []
     rose: list[str] = []
     for before, item in pairwise(trajectory):

@@ -11,8 +11,7 @@ _VOWELS = "aeiou"
 
 
 def result_forms(verb: str) -> set[str]:
-    """The words English uses for a thing a verb acted on (its past participles, by the
-    regular rules): open -> opened, close -> closed, stop -> stopped, dry -> dried."""
+    """A verb's past participles by the regular rules: opened, closed, stopped, dried."""
     w = verb.lower()
     forms = {f"{w}ed", f"{w}d"} if w.endswith("e") else {f"{w}ed"}
     if len(w) > 2 and w.endswith("y") and w[-2] not in _VOWELS:
@@ -31,10 +30,8 @@ def verb_results(verb: VerbSpec) -> set[str]:
 def update_states(
     states: Mapping[str, str], text: str, names: Collection[str], verbs: Sequence[VerbSpec]
 ) -> dict[str, str]:
-    """What the world's words say each known thing is, after one more text: where ``text``
-    puts result words of verbs of the API (:func:`verb_results`) right before a known name
-    ("an opened red box", "a closed opened door" is "closed opened"), those words become the
-    thing's state; other mentions ("the red box") leave it as it was."""
+    """``states`` after ``text``: result words right before a known name ("an opened red box")
+    become its state; a bare mention ("the red box") leaves it as it was."""
     results = set().union(*(verb_results(v) for v in verbs))
     raw = WORD.findall(text.lower())
     # a name is read with the text's own word pattern ("type 7 portal" is read "type portal")

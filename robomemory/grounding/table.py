@@ -1,16 +1,10 @@
 """One labelling, one rule table: the order of the candidates from their effects (pure).
 
-Each candidate is labelled once against the goal by what its verb needs, adds and removes
-(``VerbSpec.needs/adds/removes``, robomemory.effects), bound to its arguments and the robot's
-place, and checked against what the robot believes now (:func:`believed`: its place, what it
-holds, where it saw each thing, the states the world's words gave). The goal is typed
-(:class:`GoalPart`): each instruction left to do (the task's and the notes' words, read in the
-API's verbs) with the relations its act makes true.
-
-:data:`ROWS` is the whole order: the first row whose label a candidate carries places it, rows
-in table order; ties keep the goal's order, then the nearest search, then the world's order.
-:func:`ordered` returns each candidate with the row that placed it (the step's trace);
-:func:`choice` is what the order leaves the model to choose among, :func:`decided` the step
+Each candidate is labelled once by its verb's needs, adds and removes, bound to its arguments,
+against what the robot believes now (:func:`believed`) and the typed goal (:class:`GoalPart`:
+each instruction left with the relations its act makes true). The first row of :data:`ROWS`
+whose label a candidate carries places it; ties keep the goal's order, the nearest search,
+then the world's. :func:`choice` is what the order leaves the model, :func:`decided` the step
 it leaves no choice but.
 """
 
@@ -23,17 +17,16 @@ from robomemory.core import TASK_COMPLETE, Action, Route, VerbSpec
 from robomemory.effects import Atom, matches, parse_atoms
 from robomemory.grounding.frontier import (
     act_moves,
-    closed_at,
     exploration,
     fetch_moves,
     moves_led,
     revealed_at,
-    revealed_things,
 )
 from robomemory.grounding.goal_words import class_verbs, next_in_order, ordered_act, state_named
 from robomemory.grounding.instructions import Instruction, unseen_things
 from robomemory.grounding.loops import loop_actions, visited_places
 from robomemory.grounding.meanings import meanings
+from robomemory.grounding.needs import closed_things
 from robomemory.grounding.spent import refused_in_this_state
 from robomemory.grounding.text import first_at, parsed, word_list
 from robomemory.grounding.world import WorldModel
@@ -43,7 +36,7 @@ _STATE_RELATIONS = {"open": "open", "opened": "open", "closed": "closed", "locke
 
 
 class Row(NamedTuple):
-    """One row of the table: the label it reads and why it places a candidate where it does."""
+    """One row of the table: its label and why it places a candidate where it does."""
 
     label: str
     why: str
@@ -89,9 +82,8 @@ class GoalPart(NamedTuple):
 
 
 class Placed(NamedTuple):
-    """A candidate, the row that placed it, and what the table ranked it by (its row, the
-    goal part it serves, how near its relation's sides are): candidates equal in ``rank``
-    are the table's ties."""
+    """A candidate, the row that placed it, and its ``rank`` (row, goal part, nearness): equal
+    ranks are the table's ties."""
 
     action: Action
     row: str
@@ -116,8 +108,8 @@ def believed(
     seen: Mapping[str, str],
     states: Mapping[str, str],
 ) -> frozenset[Atom]:
-    """What the robot believes true now, from its own perception: its place, what it holds,
-    where it last saw each thing, and each state the world's words gave a thing."""
+    """What the robot believes now: its place, what it holds, where it last saw each thing,
+    and each state the world's words gave a thing."""
     out: set[Atom] = {Atom("held", (h,)) for h in held}
     if place:
         out.add(Atom("at", ("robot", place)))
@@ -155,10 +147,8 @@ def unmet(
     args: Sequence[str],
     uses: Sequence[str] = (),
 ) -> list[Atom]:
-    """The ``needs`` the robot does not believe true. A need on some thing (``?x``) is met by
-    one thing, other than the act's own, that meets every need on ``?x``; unmet, it stands
-    for each of ``uses`` (the things the instruction's text names) not meeting it, or stays
-    open when there are none."""
+    """The ``needs`` not believed true. A need on ``?x`` is met by one thing, not the act's own,
+    that meets every need on ``?x``; unmet, it stands for each of ``uses`` not meeting it."""
     out = [n for n in needs if _ground(n) and not holds(n, facts)]
     for var in dict.fromkeys(t for n in needs for t in n.args if t.startswith("?")):
         on_var = [n for n in needs if var in n.args]
@@ -192,13 +182,10 @@ def goal_parts(
     made: Collection[Atom] = frozenset(),
     present: Collection[str] | None = None,
 ) -> list[GoalPart]:
-    """Each instruction left with a thing (or none to act on), typed by its verb's adds; then
-    each act the task asks of a class of things ("place them"), on some things ``?x``; then,
-    for a thing of ``things`` the task states with no act ("only missing a grilled apple"),
-    each act that puts that held thing somewhere (``?y``: where is the model's to read).
-    An act the task asks of things in the order of their quantities comes first, on the next
-    thing in that order (of ``present``, default ``things``: those perceived this task, not
-    recalled from another) its acts (``made``) have not yet done it to."""
+    """The goal typed by its verbs' adds: first an act asked in the order of quantities, on
+    the next thing of ``present`` it was not ``made`` on; the puts of a thing stated with no act
+    (``?y``: where is the model's to read); each act asked of a class (``?x``); then each
+    instruction left with a thing, or none to act on."""
     by_name = {v.name: v for v in verbs}
     out: list[GoalPart] = []
     order = ordered_act(task, verbs, things)
@@ -257,17 +244,17 @@ def _does(action: Action, part: GoalPart) -> bool:
 
 
 def _some(part: GoalPart) -> bool:
-    """The part asks its act of a class of things (its arguments are all open)."""
+    """The part's arguments are all open: it asks its act of a class of things."""
     return bool(part.act.args) and all(a.startswith("?") for a in part.act.args)
 
 
 def _open(part: GoalPart) -> bool:
-    """The part leaves some argument open (``?x``, ``?y``): which thing is not fixed."""
+    """The part leaves some argument open (``?x``, ``?y``)."""
     return any(a.startswith("?") for a in part.act.args)
 
 
 def _elsewise(action: Action, part: GoalPart) -> bool:
-    """``action`` is the part's verb on its thing at arguments other than its words fix."""
+    """``action`` is the part's verb on its thing at other arguments than its words fix."""
     want = part.act
     return action.verb == want.verb and action.args[:1] == want.args[:1] and not _does(action, part)
 
@@ -290,9 +277,7 @@ class Situation(NamedTuple):
     fetch_part: Mapping[str, int] = {}  # fetch move -> the first goal part its thing serves
     search_part: int | None = None  # the first goal part a thing searched for serves
     tried: frozenset[str] = frozenset()  # acts done this task the score did not rise after
-    # every instruction done in a world that keeps no score: only the robot can say it is over
-    # (a world that scores ends the task itself once it is met)
-    finished: bool = False
+    finished: bool = False  # all done in a world of no score: only the robot can say it is over
 
 
 def situation(
@@ -311,8 +296,7 @@ def situation(
     lessons: tuple[Sequence[str], Sequence[str]] = ((), ()),
     near: Mapping[str, float] | None = None,
 ) -> Situation:
-    """The step's facts, typed goal, unmet needs, search and fetch moves. What the task's
-    instructions act on that nothing shown names yet is searched for too."""
+    """The step's facts, typed goal, unmet needs, search and fetch moves."""
     facts = believed(place, held, world.seen, world.states)
     things = {n for a in candidates for n in a.args} | set(world.seen) | set(held)
     by_name = {v.name: v for v in verbs}
@@ -348,9 +332,7 @@ def situation(
             revealed=revealed_at(world.path, verbs, place),
             routes=routes,
             exits=world.exits,
-            closed=closed_at(
-                world.seen, world.states, verbs, revealed_things(world.acted(), verbs)
-            ),
+            closed=closed_things(world, verbs),
             led=moves_led(world.path, place),
         )
         search = {str(a): k for k, a in enumerate(found)}
@@ -421,9 +403,8 @@ def situation(
 def untried_onto(
     part: GoalPart, held: Collection[str], put_onto: Mapping[str, str], tried: Collection[str]
 ) -> list[str]:
-    """Where a part that puts its held thing somewhere open (``?y``) may still put it: the
-    things a put onto was offered at (``WorldModel.put_onto``) it was not put onto in vain
-    (``tried``: done, the score did not rise)."""
+    """Where a part that puts its held thing somewhere open (``?y``) may still put it: onto
+    what a put was offered at and it was not put onto in vain (``tried``)."""
     args = part.act.args
     if len(args) < 2 or args[0] not in held or not args[1].startswith("?"):
         return []
@@ -433,8 +414,8 @@ def untried_onto(
 
 
 def made_by(done: Sequence[str], verbs: Mapping[str, VerbSpec]) -> frozenset[Atom]:
-    """What the robot's own acts this task made true and left true: their adds, bound to
-    their things, in the order done, less what a later act removed (where it went aside)."""
+    """What the robot's own acts this task made true and left true: their adds, in the order
+    done, less what a later act removed."""
     out: set[Atom] = set()
     for text in done:
         verb, args = parsed(text)
@@ -559,9 +540,8 @@ def ordered(
 
 
 def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place: str | None) -> int:
-    """The first part of the goal ``action`` serves (its act, a relation it makes true, a
-    need it meets); a fetch serves the first part with a need unmet. The instructions are
-    written in the order they are done: the first part left is served first."""
+    """The first goal part ``action`` serves (its act, a relation it makes true, a need it
+    meets; a fetch, its thing's part): the instructions are written in the order done."""
     verb = verbs.get(action.verb)
     adds = bind(_effects(verb)[1], action.args, place) if verb else ()
     hits = [i for i, p in enumerate(now.goal) if _does(action, p)]
@@ -573,12 +553,9 @@ def served(action: Action, verbs: Mapping[str, VerbSpec], now: Situation, place:
 
 
 def choice(placed: Sequence[Placed]) -> list[Action]:
-    """What the table leaves the model to choose among: the candidates it ranks equal to the
-    first (same row, same goal part, same nearness: which way to search, which tool), and
-    those whose effects it cannot judge (unknown; a lesson speaks for, unless the first does
-    an instruction as written); all of them where the first is vetoed (the table then knows
-    nothing good) or declares the task done (the model judges whether it is); all but the
-    vetoed where it cannot judge the first."""
+    """What the table leaves the model: those ranked equal to the first and those it cannot
+    judge (unknown, or a lesson speaks for, unless the first is instructed); all where the
+    first is vetoed or ends the task; all but the vetoed where it cannot judge the first."""
     if not placed or placed[0].row in _VETO or placed[0].action.verb == TASK_COMPLETE:
         return [p.action for p in placed]
     if placed[0].row in _OPEN:  # it cannot judge the first: nothing below it is judged out
@@ -590,7 +567,6 @@ def choice(placed: Sequence[Placed]) -> list[Action]:
 
 
 def decided(placed: Sequence[Placed]) -> Action | None:
-    """The candidate the table leaves no choice but, or None: the only one it leaves open
-    (:func:`choice`), unless that declares the task done (never the table's to decide)."""
+    """The only candidate the table leaves open, unless it ends the task (the model's call)."""
     left = choice(placed)
     return left[0] if len(left) == 1 and left[0].verb != TASK_COMPLETE else None

@@ -19,7 +19,7 @@ def word_list(text: str) -> list[str]:
 
 def words(text: str) -> set[str]:
     """The content words of ``text``, lower-cased."""
-    return set(WORD.findall(text.lower())) - FILLER
+    return set(word_list(text))
 
 
 def parsed(action: str) -> tuple[str, list[str]]:
@@ -28,14 +28,13 @@ def parsed(action: str) -> tuple[str, list[str]]:
     return verb, [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
 
 
-def holds(seq: Sequence[str], part: Sequence[str]) -> bool:
-    """Whether ``part`` is in ``seq``, its words one after another."""
-    n = len(part)
-    return n > 0 and any(list(seq[i : i + n]) == list(part) for i in range(len(seq) - n + 1))
-
-
 def first_at(seq: Sequence[str], part: Sequence[str]) -> int:
     """Where ``part`` first occurs in ``seq`` as consecutive words (len(seq) if nowhere)."""
     n = len(part)
     found = (i for i in range(len(seq) - n + 1) if list(seq[i : i + n]) == list(part))
     return next(found, len(seq))
+
+
+def holds(seq: Sequence[str], part: Sequence[str]) -> bool:
+    """Whether ``part`` is in ``seq``, its words one after another."""
+    return bool(part) and first_at(seq, part) < len(seq)

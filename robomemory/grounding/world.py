@@ -1,16 +1,12 @@
 """The world model: what the robot knows of the world in this task, read from the world's own
-words and the actions it offers (pure; the graph's state holds it under one key, ``world``).
-
-It is the fifth memory beside the paper's four: symbolic, exact and short-lived (one task).
-What was read that the task depends on (notes), what was done, what each thing was last said
-to be (states), the task's path of world states (loops), the moves not taken from each place
-(search), where each thing was last offered (fetch), where each act on nothing was offered and
-where a held thing could be put onto each other thing.
+words and the actions it offers (pure; the graph's state holds it under ``world``). The fifth
+memory beside the paper's four: symbolic, exact and short-lived (one task).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +27,11 @@ from robomemory.grounding.spent import scored
 from robomemory.grounding.states import update_states
 
 
+def empty(factory: Callable[[], Any], description: str) -> Any:
+    """A field that starts as ``factory()``."""
+    return Field(default_factory=factory, description=description)
+
+
 def known_names(space: ActionSpace) -> list[str]:
     """The names the executor knows now: its targets and the arguments of its candidates."""
     return [*space.all_targets(), *(a for c in space.candidates for a in c.args)]
@@ -41,56 +42,25 @@ class WorldModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    notes: list[str] = Field(
-        default_factory=list, description="what was read that the task depends on (bounded)"
-    )
-    done: list[str] = Field(
-        default_factory=list, description="actions that changed the world, newest last (bounded)"
-    )
-    states: dict[str, str] = Field(
-        default_factory=dict, description="thing -> what the world's words last said it is"
-    )
-    path: list[list] = Field(
-        default_factory=list,
-        description="[action, world after it, place(, refusal)] per step, the start first",
-    )
-    exits: dict[str, list[str]] = Field(
-        default_factory=dict, description="place -> moves offered there not taken yet"
-    )
-    seen: dict[str, str] = Field(
-        default_factory=dict, description="thing -> place where it was last offered to act on"
-    )
-    acts_at: dict[str, str] = Field(
-        default_factory=dict, description="act on nothing -> place where it was last offered"
-    )
-    put_onto: dict[str, str] = Field(
-        default_factory=dict,
-        description="thing a held one can be put onto or into -> place where last offered",
-    )
+    notes: list[str] = empty(list, "what was read that the task depends on (bounded)")
+    done: list[str] = empty(list, "actions that changed the world, newest last (bounded)")
+    states: dict[str, str] = empty(dict, "thing -> what the world's words last said it is")
+    path: list[list] = empty(list, "[action, world after it, place(, refusal)] per step")
+    exits: dict[str, list[str]] = empty(dict, "place -> moves offered there not taken yet")
+    seen: dict[str, str] = empty(dict, "thing -> place where it was last offered to act on")
+    acts_at: dict[str, str] = empty(dict, "act on nothing -> place where it was last offered")
+    put_onto: dict[str, str] = empty(dict, "thing a held one can be put onto -> place offered")
     score: float | None = Field(default=None, description="the world's score after the last step")
-    fell: list[str] = Field(
-        default_factory=list, description="actions after which the score fell (bounded)"
-    )
-    rose: list[str] = Field(
-        default_factory=list, description="actions after which the score rose (bounded)"
-    )
-    ways: dict[str, dict[str, str]] = Field(
-        default_factory=dict,
-        description="place -> {move's argument -> place it leads to}, as the world told",
-    )
-    links: dict[str, list[str]] = Field(
-        default_factory=dict, description="place -> places a text read joins it to (a map)"
-    )
-    since_gain: list[str] = Field(
-        default_factory=list,
-        description="places been in since the world's score last rose (the whole task's "
-        "before any rise): a place the task names is still to go to until then",
-    )
+    fell: list[str] = empty(list, "actions after which the score fell (bounded)")
+    rose: list[str] = empty(list, "actions after which the score rose (bounded)")
+    ways: dict[str, dict[str, str]] = empty(dict, "place -> {move's argument -> place it leads}")
+    links: dict[str, list[str]] = empty(dict, "place -> places a text read joins it to (a map)")
+    # a place the task names is still to go to until the score rises
+    since_gain: list[str] = empty(list, "places been in since the world's score last rose")
 
     @classmethod
     def recalled(cls, places: Mapping[str, str]) -> WorldModel:
-        """A task's model before its first observation: where earlier tasks in this world
-        left things (the spatial map's), corrected by what the robot sees."""
+        """A task's model before its first observation: where earlier tasks left things."""
         return cls(seen=dict(places))
 
     def observe(
@@ -106,10 +76,8 @@ class WorldModel(BaseModel):
         exits: Mapping[str, str] | None = None,
         links: Sequence[Sequence[str]] = (),
     ) -> WorldModel:
-        """The model after the world showed ``texts`` at ``place`` and offers ``space`` now:
-        at a task's start (no ``step``: the path begins at ``world``), or after ``step``
-        (its action, outcome and the world it left); ``exits`` and ``links``: where the
-        world said the ways out of ``place`` lead, and places a text joined."""
+        """The model after the world showed ``texts`` at ``place`` and offers ``space``: at a
+        task's start (no ``step``) or after ``step``; ``exits`` and ``links``: the told ways."""
         fell, rose, score = list(self.fell), list(self.rose), self.score
         if step is None:
             path = [["", world, place]]
@@ -146,7 +114,7 @@ class WorldModel(BaseModel):
         )
 
     def layout(self) -> Layout:
-        """The house as the world's texts told it (:class:`frontier.Layout`)."""
+        """The house as the world's texts told it."""
         return Layout(self.ways, self.links)
 
     def read(self) -> list[str]:
