@@ -1,12 +1,7 @@
-"""Grounding the planner's choices in what the world affords now (pure functions).
-
-Each candidate the executor offers (``ActionSpace.candidates``) is labelled once against the
-goal by its verb's declared effects (:mod:`robomemory.effects`) and ordered by one table of
-named rows (:mod:`.table`), on facts read from the world model (:mod:`.world`): instructions
-left (:mod:`.instructions`), what is missing and wanted (:mod:`.needs`), the search
-(:mod:`.frontier`), loops (:mod:`.loops`) and spent actions (:mod:`.spent`). A step's
-:class:`Briefing` (:mod:`.briefing`) tells planner and critic; the model chooses among what the
-table leaves open. Imports only ``core``, ``effects`` and ``episode``: no world's words live here.
+"""Grounding the planner's choices in what the world affords now (pure functions): each
+candidate is labelled by its verb's declared effects and ordered by one table (:mod:`.table`)
+on facts of the world model (:mod:`.world`); a :class:`Briefing` tells planner and critic.
+Imports only ``core``, ``effects`` and ``episode``: no world's words live here.
 """
 
 from robomemory.grounding.briefing import Briefing, brief

@@ -1,6 +1,5 @@
-"""The briefing: what the planner and the critic are told about the world at one step, derived
-once from the world model and the actions possible now (pure; the ``ground`` node builds it).
-"""
+"""The briefing: what planner and critic are told at one step, derived once from the world
+model and the actions possible now (pure; the ``ground`` node builds it)."""
 
 from __future__ import annotations
 
@@ -154,8 +153,8 @@ def search_lines(
     routes: Sequence[Route],
     missing: Sequence[str],
 ) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
-    """(the acts that look for what is missing; what the task only describes, the moves to
-    places not visited, the things here: :func:`finding`; what was seen in each other place)."""
+    """(the acts that look for what is missing; :func:`finding`'s three; what was seen in each
+    other place)."""
     verbs = space.verbs
     search = search_moves(offered, verbs, world, scene.place, routes) if missing else []
     described, unvisited, here = finding(space, world, scene.task)

@@ -6,7 +6,7 @@ elsewhere, the way there (the fetch), or to where a next act on nothing was offe
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -39,14 +39,7 @@ class Layout(NamedTuple):
         """The offered move that starts the fewest-hops told way from ``here`` to ``target``."""
         if here is None or here == target:
             return None
-        before: dict[str, str] = {here: here}
-        todo = deque([here])
-        while todo and target not in before:
-            at = todo.popleft()
-            for nb in self.neighbours(at):
-                if nb not in before:
-                    before[nb] = at
-                    todo.append(nb)
+        before = reached(here, self.neighbours)
         if target not in before:
             return None
         hop = target
@@ -87,15 +80,23 @@ def hops(routes: Sequence[Route], here: str | None) -> dict[str, int]:
         links.setdefault(r.dst, set()).add(r.src)
     if here is None:
         return {}
-    out = {here: 0}
-    todo = deque([here])
+    out: dict[str, int] = {}
+    for place, before in reached(here, lambda at: sorted(links.get(at, ()))).items():
+        out[place] = out[before] + 1 if place != here else 0
+    return out
+
+
+def reached(start: str, neighbours: Callable[[str], Iterable[str]]) -> dict[str, str]:
+    """Each place reached from ``start``, breadth first, with the place it was reached from."""
+    before = {start: start}
+    todo = deque([start])
     while todo:
         at = todo.popleft()
-        for nb in sorted(links.get(at, ())):
-            if nb not in out:
-                out[nb] = out[at] + 1
+        for nb in neighbours(at):
+            if nb not in before:
+                before[nb] = at
                 todo.append(nb)
-    return out
+    return before
 
 
 def exploration(
@@ -110,11 +111,10 @@ def exploration(
     closed: Mapping[str, Sequence[str]] | None = None,
     led: Mapping[str, str] | None = None,
 ) -> list[Action]:
-    """The candidates that search, nearest first: a reveal of a thing not ``revealed``, or an
-    act on a thing shown ``closed`` here (unlock the door); a move to a place not ``visited``
-    (an exit one hop away, a named place by its hops over ``routes``); then a move back to a
-    place with an exit not taken (``exits``) or a thing shown closed, one hop further. A move
-    taken from here before leads where it led (``led``). The world's order breaks ties."""
+    """The candidates that search, nearest first: a reveal here, or an act on a thing shown
+    ``closed`` here; a move to a place not ``visited`` (by hops over ``routes``); then a move
+    back to a place with ``exits`` not taken or things closed. A move taken before leads
+    where it ``led``."""
     meaning = meanings(verbs)
     exits, closed, led = exits or {}, closed or {}, led or {}
     places = {p for r in routes for p in (r.src, r.dst)} | set(visited)
@@ -200,12 +200,11 @@ def untaken_exits(
     out = {p: list(v) for p, v in exits.items()}
     if place:
         out[place] = [str(a) for a in offered if a.verb in moves]
-    kept = {}
-    for at, ways in out.items():
-        left = [w for w in ways if (at, w) not in taken and not set(parsed(w)[1]) & visited]
-        if left:
-            kept[at] = left
-    return kept
+    left = {
+        at: [w for w in ways if (at, w) not in taken and not set(parsed(w)[1]) & visited]
+        for at, ways in out.items()
+    }
+    return {at: ways for at, ways in left.items() if ways}
 
 
 def known_things(
@@ -221,13 +220,9 @@ def known_things(
 def revealed_things(actions: Sequence[str], verbs: Sequence[VerbSpec]) -> set[str]:
     """The things a reveal of ``actions`` (texts ``verb(args)``) acted on."""
     reveals = meanings(verbs).reveals
-    out: set[str] = set()
-    for text in actions:
-        verb, _, rest = text.partition("(")
-        thing = rest.rstrip(")").split(",")[0].strip()
-        if verb in reveals and thing:
-            out.add(thing)
-    return out
+    split = (text.partition("(") for text in actions)
+    things = (rest.rstrip(")").split(",")[0].strip() for verb, _, rest in split if verb in reveals)
+    return {thing for thing in things if thing}
 
 
 def revealed_at(path: Sequence[Sequence], verbs: Sequence[VerbSpec], place: str | None) -> set[str]:

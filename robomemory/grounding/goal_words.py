@@ -1,6 +1,5 @@
-"""How a task's words name a goal beyond an instruction on one thing: an act asked of a class
-of things ("pick up objects, then place them"), a thing named with no act ("only missing a
-polished vase"), an act in the order of quantities. The effects table types them as goal parts."""
+"""How a task names a goal beyond an instruction on one thing: an act asked of a class ("place
+them"), a thing named with no act ("only missing a polished vase"), an order of quantities."""
 
 from __future__ import annotations
 

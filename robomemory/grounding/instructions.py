@@ -209,10 +209,7 @@ def _inside_names(content: list[str], known: list[tuple[list[str], str]]) -> dic
 
 def _pinned(verb: VerbSpec, form: list[str]) -> tuple[str, ...]:
     """The arguments after the first that the alias written as ``form`` fixes, if any."""
-    for alias, args in verb.alias_args.items():
-        if word_list(alias) == form:
-            return tuple(args)
-    return ()
+    return next((tuple(a) for alias, a in verb.alias_args.items() if word_list(alias) == form), ())
 
 
 def _first_name(
@@ -229,7 +226,7 @@ def _first_name(
 def _after_link(raw: list[str], at: list[int], first: int, begins: int) -> bool:
     """Whether a link stands between words after the verb (not only pointers) and the name
     that ``begins`` later: the name is then the place or tool of a thing not known."""
-    between = raw[at[first] : at[begins]] if begins > first else []
+    between = raw[at[first] : at[begins]]
     said = [w for w in between if w not in FILLER | LINKS]
     if all(w in _POINTERS for w in said):  # "move it to the red box": the thing told before
         return False
@@ -274,11 +271,7 @@ def _told(
 ) -> tuple[str, str] | None:
     """(the known name, else the words; the words said) of the thing a pointer between a verb
     of two arguments and the name at ``begins`` stands for ("put it into the box": the coin)."""
-    between = (
-        [w for w in raw[at[first] : at[begins]] if w not in FILLER | LINKS]
-        if begins > first
-        else []
-    )
+    between = [w for w in raw[at[first] : at[begins]] if w not in FILLER | LINKS]
     if len(verb.arg_kinds) < 2 or not between or not set(between) <= _POINTERS:
         return None
     said = _head(_antecedent(text, spans[at[first]]))

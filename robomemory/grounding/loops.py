@@ -1,14 +1,10 @@
 """Loop breaking from the world's state: an action known to bring the world back to a state
-it was in this task, or to close an A-B-A-B cycle, is set aside until the world changes.
-
-A task's path is its start and, per step, the action, the world's state after it
-(``episode.world_of``; None when the world tells none), the robot's place then and, when the
-action failed, the world's answer (:func:`refusal`).
-"""
+it was in this task, or to close an A-B-A-B cycle, is set aside until the world changes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from robomemory.episode import TrajectoryStep
 from robomemory.grounding.spent import FAILED
@@ -63,20 +59,16 @@ def loop_actions(path: Sequence[Sequence]) -> list[str]:
     now = steps[-1][1] if steps else None
     out: list[str] = []
     if now is not None:
-        seen: set[str] = set()
-        for i, (action, world) in enumerate(steps):
-            before = steps[i - 1][1] if i else None
+        seen = {steps[0][1]} - {None}
+        for (_, before), (action, world) in pairwise(steps):
             if (
-                i
-                and before == now
-                and world is not None
-                and world != before
+                before == now
+                and world not in (None, before)
                 and world in seen
                 and action not in out
             ):
                 out.append(action)
-            if world is not None:
-                seen.add(world)
+            seen |= {world} - {None}
     acts = [a for a, _ in steps[1:]]
     back = len(path) >= 4 and _where(path[-1]) == _where(path[-3])
     if len(acts) >= 3 and acts[-1] == acts[-3] != acts[-2] and acts[-2] not in out and back:

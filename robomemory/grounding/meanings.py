@@ -1,6 +1,5 @@
-"""What the API's verbs mean to the grounding, as the executor declares them (``VerbSpec``):
-derived from a verb's declared effects (robomemory.effects) where it has them, else its
-declared booleans."""
+"""What the API's verbs mean to the grounding: from their declared effects where they have
+them, else their declared booleans."""
 
 from __future__ import annotations
 

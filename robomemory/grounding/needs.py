@@ -1,6 +1,5 @@
-"""What the goal still needs, read from the world model: the things the instructions act on
-not seen yet (:func:`missing_things`), what is left needs and where (:func:`wanted_things`),
-the acts that search for it (:func:`search_moves`), and the robot's :class:`Scene`."""
+"""What the goal still needs, read from the world model: things not seen yet, what is left
+needs and where, the acts that search for it, and the robot's :class:`Scene`."""
 
 from __future__ import annotations
 

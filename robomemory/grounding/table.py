@@ -1,11 +1,6 @@
-"""One labelling, one rule table: the order of the candidates from their effects (pure).
-
-Each candidate is labelled once by its verb's needs, adds and removes, bound to its arguments,
-against what the robot believes now (:func:`believed`) and the typed goal (:class:`GoalPart`:
-each instruction left with the relations its act makes true). The first row of :data:`ROWS`
-whose label a candidate carries places it; ties keep the goal's order, the nearest search,
-then the world's. :func:`choice` is what the order leaves the model, :func:`decided` the step
-it leaves no choice but.
+"""One labelling, one rule table: each candidate is labelled once by its verb's effects against
+what the robot believes and the typed goal (:class:`GoalPart`); the first row of :data:`ROWS`
+whose label it carries places it; ties keep the goal's order, the nearest search, the world's.
 """
 
 from __future__ import annotations
@@ -65,11 +60,9 @@ ROWS: tuple[Row, ...] = (
 # Labels that outrank every good row: what is known to fail or harm comes last whatever else.
 _VETO = ("refused", "hurt", "completes", "irreversible", "undoes", "loops")
 RANK = {row.label: i for i, row in enumerate(ROWS)}
-# Rows that serve a part of the goal: the first part left is served first, whatever the row
-# (a guess at what an earlier part needs comes before a later part's own act).
+# Rows that serve a goal part: the first part left is served first, whatever the row.
 _SERVING = frozenset({"instructed", "achieves", "enables", "fetches", "enables_some"})
-# Rows the table cannot judge by: a lesson speaks for it, or its effect is unknown. They stay
-# the model's choice whatever leads.
+# Rows the table cannot judge by (a lesson, or no effects): the model's choice whatever leads.
 _OPEN = frozenset({"helped", "unknown"})
 
 
@@ -182,10 +175,9 @@ def goal_parts(
     made: Collection[Atom] = frozenset(),
     present: Collection[str] | None = None,
 ) -> list[GoalPart]:
-    """The goal typed by its verbs' adds: first an act asked in the order of quantities, on
-    the next thing of ``present`` it was not ``made`` on; the puts of a thing stated with no act
-    (``?y``: where is the model's to read); each act asked of a class (``?x``); then each
-    instruction left with a thing, or none to act on."""
+    """The goal typed by its verbs' adds: an act in the order of quantities (on the next thing
+    of ``present`` not ``made`` so), the puts of a thing stated with no act (``?y``), each act
+    asked of a class (``?x``), then each instruction left."""
     by_name = {v.name: v for v in verbs}
     out: list[GoalPart] = []
     order = ordered_act(task, verbs, things)
@@ -312,8 +304,7 @@ def situation(
         uses = named if not part.act.args else ()  # an act on nothing uses what was read
         needed += [(i, n) for n in unmet(needs, facts, part.act.args, uses) if n.rel != "at"]
     missing = [*missing, *(t for t in unseen_things(task, verbs, things) if t not in missing)]
-    # a thing the goal acts on that the robot has not seen this task is searched for (where
-    # a recalled place is all it knows, it also goes there: fetches outranks searches)
+    # a thing of the goal not seen this task is searched for (and fetched from a recalled place)
     places = set(visited_places(world.path)) | {place}
     unlocated = [
         t
@@ -464,8 +455,7 @@ def labels(
         out.add("instructed")  # an open part's act done in vain is no longer what it asks
     if "instructed" not in out and any(matches(r, m) for r in removes for m in now.rewarded):
         out.add("undoes")  # takes back what the world's score rose for
-    # a part's act at other arguments than its words fix (roast what is to be grilled) does
-    # not achieve that part, whatever the verb's merged effects say
+    # a part's act at other arguments than its words fix (roast, not grill) achieves nothing
     other = [a for p in now.goal if _elsewise(action, p) for a in p.atoms]
     if any(
         _ground(a) and not holds(a, now.facts) and a in goal_atoms and a not in other for a in adds

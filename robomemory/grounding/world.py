@@ -1,7 +1,5 @@
-"""The world model: what the robot knows of the world in this task, read from the world's own
-words and the actions it offers (pure; the graph's state holds it under ``world``). The fifth
-memory beside the paper's four: symbolic, exact and short-lived (one task).
-"""
+"""The world model: what the robot knows of the world in this task, from its words and the
+actions it offers. The fifth memory beside the paper's four: symbolic, exact, one task long."""
 
 from __future__ import annotations
 
