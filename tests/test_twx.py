@@ -144,3 +144,21 @@ def test_a_mapreader_world_tells_where_its_ways_lead_and_its_map_joins_places():
     many = Observation(exits={f"d{i}": "x" * 300 for i in range(200)})
     bounded = many.bounded(TextLimits(name_chars=20, names=5))
     assert len(bounded.exits) == 5 and all(len(v) <= 20 for v in bounded.exits.values())
+
+
+def test_a_thing_taken_is_held_though_no_command_names_it_there():
+    """A map reader's coin, taken where nothing can hold it, is named by no valid command; the
+    inventory's text still names it, so the robot knows it holds the coin on its way back."""
+    from robomemory.eval.suites import TWX_MAPREADER_PARAMS
+
+    ex = TextWorldExpressExecutor("mapreader", seed=10, params=TWX_MAPREADER_PARAMS, fold="dev")
+    try:
+        ex.reset()
+        gold = ex.gold_actions()
+        for command in gold[: gold.index("take coin") + 1]:
+            observation = ex.execute(ex.command_to_action(command)).observation
+        offered = {n for a in ex.action_space().candidates for n in a.args}
+        assert "coin" not in offered  # the premise: nothing here to put it in
+        assert "coin" in observation.holding
+    finally:
+        ex.close()
