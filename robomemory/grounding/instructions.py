@@ -224,8 +224,7 @@ def _first_name(
 
 
 def _after_link(raw: list[str], at: list[int], first: int, begins: int) -> bool:
-    """Whether a link stands between words after the verb (not only pointers) and the name
-    that ``begins`` later: the name is then the place or tool of a thing not known."""
+    """Whether a link before the name that ``begins`` makes it a place or tool, not the thing."""
     between = raw[at[first] : at[begins]]
     said = [w for w in between if w not in FILLER | LINKS]
     if all(w in _POINTERS for w in said):  # "move it to the red box": the thing told before
@@ -246,8 +245,7 @@ _DEFINITE = re.compile(r"\bthe\s+([a-z][a-z -]*?)(?=\s+(?:and|then|or|once|to)\b
 
 
 def _qualified(raw: list[str], at: list[int], first: int, clause_of: list[int]) -> str | None:
-    """The words of a thing described by a clause ("item with the same quantity as the
-    answer"): a class word at ``first``, a qualifying word, to the end of its clause."""
+    """A thing described by a clause from ``first`` ("item with the same quantity as ...")."""
     if first >= len(at) or raw[at[first]] not in _CLASS:
         return None
     begin = at[first]
@@ -269,8 +267,7 @@ def _told(
     spans: list[int],
     known: list[tuple[list[str], str]],
 ) -> tuple[str, str] | None:
-    """(the known name, else the words; the words said) of the thing a pointer between a verb
-    of two arguments and the name at ``begins`` stands for ("put it into the box": the coin)."""
+    """(name, words) of what a pointer before ``begins`` stands for ("put it into the box")."""
     between = [w for w in raw[at[first] : at[begins]] if w not in FILLER | LINKS]
     if len(verb.arg_kinds) < 2 or not between or not set(between) <= _POINTERS:
         return None
@@ -289,8 +286,7 @@ def _head(described: str | None) -> str | None:
 
 
 def _antecedent(text: str, before: int) -> str | None:
-    """What a pronoun at offset ``before`` stands for: the last thing named with "the" in its
-    sentence or the one before it."""
+    """The last thing named with "the" in this sentence or the one before offset ``before``."""
     head = text[:before].lower()
     starts = [m.end() for m in SENTENCE.finditer(head.rstrip())]
     since = starts[-2] if len(starts) > 1 else 0  # this sentence and the one before
@@ -299,8 +295,7 @@ def _antecedent(text: str, before: int) -> str | None:
 
 
 def _described(text: str, before: int) -> str | None:
-    """The last thing introduced with "a(n)" before offset ``before``, with the word before it:
-    what a later "the thing" refers to."""
+    """The last thing introduced with "a(n)" (and the word before) before offset ``before``."""
     found = [m.group(0).strip() for m in _INTRODUCED.finditer(text.lower()) if m.end() <= before]
     return found[-1] if found else None
 
