@@ -144,7 +144,7 @@ def brief(
         verbs,
         [*known_names(space), *world.seen],
         task=goal,
-        offered=[a for c in space.candidates for a in c.args],
+        offered=[*(a for c in space.candidates for a in c.args), *scene.held],  # at hand
         states=world.states,
         moved=world.made(),
     )

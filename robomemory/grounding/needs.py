@@ -222,7 +222,7 @@ def wanted_things(
     the BBQ), then those the descriptions of its verbs not offered now say they need ("sand:
     needs a held file" -> file), among the known; and the next act on nothing, if that is
     what comes first and the robot holds a thing the notes name."""
-    offered = [n for a in candidates for n in a.args]
+    offered = [*(n for a in candidates for n in a.args), *held]  # what is at hand
     names = list(dict.fromkeys([*offered, *seen]))
     left = left_instructions(notes, done, verbs, names, task=task, offered=offered, states=states)
     described = {v.name: v.description for v in verbs}

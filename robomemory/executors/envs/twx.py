@@ -199,6 +199,7 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
         self.verbs = VERBS + GAME_VERBS.get(game, ())
         self._valid: list[str] = []
         self._gold: list[str] = []
+        self._met: set[str] = set()  # names in any valid command this task
 
     def _start(self) -> tuple[str, WorldReply]:
         obs, info = self.env.reset(
@@ -213,6 +214,7 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
             return task, WorldReply(text=obs, score=0.0, done=False, links=map_links(obs))
         self._gold = list(self.env.getGoldActionSequence())
         self._valid = list(info.get("validActions") or [])
+        self._met = set()
         return task, WorldReply(text=obs, score=0.0, done=False, **self._where(info))
 
     def _send(self, command: str) -> WorldReply:
@@ -237,7 +239,9 @@ class TextWorldExpressExecutor(CommandWorldExecutor):
         world returns with every step (so maps, searches and loops know where the robot is)."""
         look, inventory = str(info.get("look") or ""), str(info.get("inventory") or "")
         m = _ROOM.match(look.strip())
-        names = sorted({n for names in self._visible().values() for n in names})
+        # a thing taken may be named by no command now (a coin with nowhere to put it here)
+        self._met |= {n for names in self._visible().values() for n in names}
+        names = sorted(self._met)
         return {
             "place": m.group(1) if m else None,
             "world": world_digest([look, inventory]) if look else None,
