@@ -617,3 +617,28 @@ def test_the_next_instruction_left_that_can_be_done_here_leads():
     assert str(brief(space, glued, here).candidates[0]) != "fire(blue chair, oven)"
     kiln = ActionSpace(verbs=verbs, candidates=[*offered, act("fire(blue chair, kiln)")])
     assert str(brief(kiln, glued, here).candidates[0]) == "fire(blue chair, kiln)"
+
+
+def test_the_put_of_a_thing_at_hand_is_left_to_do_where_its_place_is_not():
+    """ "Pick up the coin ..., and put it into the box": the coin taken where no box is, the put
+    is still to do (it was listed only where the box was offered: with no goal left, the map
+    reader's robot searched on with the coin in hand), and the way back to the box fetches."""
+    from robomemory.grounding import instructions
+
+    task = "Pick up the coin that is in the shed, and put it into the box found in the hall."
+    at_hand = instructions(task, VERBS, ["coin"], referring=True, further=["coin", "box"])
+    assert [(i.verb, i.thing, i.rest) for i in at_hand] == [
+        ("pick_up", "coin", ()),
+        ("put_down_to", "coin", ("box",)),
+    ]
+    space = ActionSpace(
+        verbs=VERBS,
+        candidates=[act("navigate_to(yard)"), act("navigate_to(hall)"), act("inspect(map)")],
+    )
+    path = [["", "S0", "hall"], ["navigate_to(shed)", "S1", "shed"]]
+    path += [["pick_up(coin)", "S2", "shed"]]
+    b = briefed(
+        space, "shed", ("coin",), task, path=path, seen={"box": "hall"}, done=["pick_up(coin)"]
+    )
+    assert b.left == ["put it into the box"]
+    assert b.placed[0] == "fetches" and b.decided == "navigate_to(hall)"

@@ -96,7 +96,7 @@ def brief(
         verbs,
         [*known_names(space), *world.seen],
         task=goal,
-        offered=[a for c in candidates for a in c.args],
+        offered=[*(a for c in candidates for a in c.args), *held],  # at hand
         states=world.states,
         moved=world.made(),
     )

@@ -103,6 +103,11 @@ def instructions(
         line = line_of[at[start + n - 1]]  # an instruction ends with its sentence or line
         stop = next((i for i in range(start + n, stop) if line_of[at[i]] != line), stop)
         found = _first_name(content, start + n, stop, known)
+        if found is None and others is not known:  # "put it into the box": it is at hand,
+            place = _first_name(content, start + n, stop, others)  # the box may be anywhere
+            begins = place[0] - len(word_list(place[1])) if place else 0
+            if place and _told(verb, raw, at, start + n, begins, text, spans, known):
+                found = place
         # the thing is named before the first link after it: "check the manual in the hall"
         # is no read of the hall where the manual is not known
         if found is not None and _after_link(raw, at, start + n, found[0] - len(found[2])):

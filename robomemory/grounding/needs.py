@@ -187,7 +187,7 @@ def wanted_things(
     descriptions of its verbs not offered now need ("sand: needs a held file"); and the next
     act on nothing, if it comes first and the robot holds a thing the notes name."""
     notes, states = world.notes, world.states
-    offered = [n for a in candidates for n in a.args]
+    offered = [*(n for a in candidates for n in a.args), *held]  # what is at hand
     names = list(dict.fromkeys([*offered, *world.seen]))
     left = left_instructions(
         notes, world.done, verbs, names, task=task, offered=offered, states=states
