@@ -84,3 +84,22 @@ def test_a_compression_made_beforehand_is_used_without_a_call():
     assert mem.update(["a", "b"], "c", llm, compressed="early") == ["a", "b", "c"]  # not due
     assert mem.update(["a", "b", "c"], "d", llm) == ["asked", "d"]
     assert model.calls == ["TemporalSummary"]
+
+
+def test_a_waiting_update_appends_past_n_and_the_next_compresses_all_but_the_newest():
+    seen: list[str] = []
+
+    def answer(messages):
+        seen.append(message_text(messages))
+        return {"summary": "all of it"}
+
+    model, llm = make_llm(answer)
+    mem = TemporalMemory(TemporalConfig(capacity=2))
+    buf = mem.update(["a", "b"], "c", llm, wait=True)
+    buf = mem.update(buf, "d", llm, wait=True)
+    assert buf == ["a", "b", "c", "d"] and model.calls == []
+    assert mem.update(buf, "e", llm) == ["all of it", "e"]
+    assert model.calls == ["TemporalSummary"]
+    assert all(s in seen[0] for s in "abcd") and "- e" not in seen[0]
+    # a compression made beforehand is used though the step would wait
+    assert mem.update(["a", "b"], "c", llm, compressed="early", wait=True) == ["early", "c"]

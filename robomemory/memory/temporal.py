@@ -56,11 +56,18 @@ class TemporalMemory:
         return len(buffer) >= self.cfg.capacity
 
     def update(
-        self, buffer: list[str], summary: str, llm: NodeLLM, compressed: str | None = None
+        self,
+        buffer: list[str],
+        summary: str,
+        llm: NodeLLM,
+        compressed: str | None = None,
+        wait: bool = False,
     ) -> list[str]:
-        """Append ``summary``; if that exceeds N, one model call compresses the N oldest entries
-        into a single summary placed at the front (before the newest entry). ``compressed``:
-        :meth:`compress` of ``buffer`` already done (beside perception), used instead of a call.
+        """Append ``summary``; if that exceeds N, one model call compresses all entries but the
+        newest into a single summary placed at the front (before the newest entry).
+        ``compressed``: :meth:`compress` of ``buffer`` already done (beside perception), used
+        instead of a call. ``wait``: append only, the compression left to a later update (no
+        model reads the buffer this step).
 
         Returns the new buffer; ``buffer`` is not modified. An empty summary changes nothing.
         """
@@ -69,7 +76,7 @@ class TemporalMemory:
         if not summary:
             return entries
         entries.append(summary)
-        if len(entries) <= self.cfg.capacity:
+        if len(entries) <= self.cfg.capacity or (wait and compressed is None):
             return entries
         oldest, newest = entries[:-1], entries[-1:]
         if compressed is None:

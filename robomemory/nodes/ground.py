@@ -21,7 +21,7 @@ from robomemory.memory.lessons import lesson_actions, verdict_places
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun, action_space
 from robomemory.prompts.reading import READING_SYSTEM, make_reading_model, reading_user
-from robomemory.state import AgentState, observation_of, world_model
+from robomemory.state import AgentState, Briefing, observation_of, world_model
 from robomemory.structured import NodeLLM
 
 # The newest result ends the planner's and the critic's prompts whole: it is what the robot
@@ -31,25 +31,48 @@ LAST_RESULT_CHARS = 1200
 
 def ground(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     run = NodeRun("ground", runtime)
+    space = action_space(run.ctx, state)
+    readings = read_described(run, state, space, world_model(state))
+    briefing = step_briefing(run.ctx, state, readings, space)
+    return run.finish({"briefing": briefing.model_dump(mode="json"), "readings": readings})
+
+
+def step_briefing(
+    ctx: AgentContext,
+    state: AgentState,
+    readings: Mapping[str, str],
+    space: ActionSpace | None = None,
+) -> Briefing:
+    """The step's briefing from the world model, the actions afforded now, the map's routes and
+    the recalled lessons, with the task read as ``readings`` name its things (no model call)."""
     obs = observation_of(state)
     trajectory = state.get("trajectory") or []
-    space = action_space(run.ctx, state)
-    world = world_model(state)
-    readings = read_described(run, state, space, world)
+    space = space or action_space(ctx, state)
     task = with_reading(state.get("task") or "", readings)  # the task as read: things named
     scene = Scene(obs.place, tuple(obs.holding), task, tuple(trajectory), obs.hands)
     semantic = (state.get("recalled") or {}).get("semantic") or ""
-    briefing = brief(
+    return brief(
         space,
-        with_verdict_places(world, semantic),
+        with_verdict_places(world_model(state), semantic),
         scene,
         lessons=lesson_actions(semantic),
-        routes=map_routes(run.ctx),
-        limit=run.ctx.config.max_candidates,
+        routes=map_routes(ctx),
+        limit=ctx.config.max_candidates,
         last_result=result_line(trajectory[-1], LAST_RESULT_CHARS) if trajectory else None,
-        affinity=relation_affinity(run.ctx, space.candidates, space.verbs, scene.task, scene.held),
+        affinity=relation_affinity(ctx, space.candidates, space.verbs, scene.task, scene.held),
     )
-    return run.finish({"briefing": briefing.model_dump(mode="json"), "readings": readings})
+
+
+def table_decides_now(ctx: AgentContext, state: AgentState) -> bool:
+    """Whether the table will take this step's action with no model call, foreseen at the
+    step's start from the readings and recall of the step before. The query generator and the
+    temporal compression then wait: what they make is read only by the planner and the critic."""
+    config = ctx.config
+    if not config.table_decides or config.min_plan_len > 1:
+        return False
+    if int(state.get("plan_index") or 0) < len(state.get("plan") or []):
+        return False  # a plan's next step goes to the critic, which reads the memory
+    return step_briefing(ctx, state, state.get("readings") or {}).decided is not None
 
 
 def read_described(

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import task_view
 from robomemory.nodes.common import NodeRun
+from robomemory.nodes.ground import table_decides_now
 from robomemory.prompts.perceive import (
     QUERY_CHARS,
     QUERY_SYSTEM,
@@ -37,6 +38,8 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     moved = bool(trajectory) and trajectory[-1].get("place") != obs.place
     previous = state.get("queries") or []
     kept = kept_queries(previous, verbatim is not None, moved, task, first=not trajectory)
+    if not kept and table_decides_now(run.ctx, state):  # no model reads new queries this step
+        kept = previous or [task]
 
     def summarize(_: object) -> str:
         if verbatim is not None:  # a short answer of the world is its own summary
