@@ -395,6 +395,39 @@ def test_after_the_pick_the_task_s_pronoun_is_the_thing_picked():
     assert with_pick(other, verbs, ["paint(fern)"], ["fern"]) == other
 
 
+def test_a_put_whose_thing_is_not_named_yet_binds_no_need_to_its_place():
+    """ "Find a plant. First, paint the thing. Then, move it to the green box.", the move
+    needing its thing held: before the paint, "it" is no thing known, so the box is where it
+    goes, never the thing moved (read as the move of the box, the take of the box was
+    `enables` and the robot carried the box through every room); once painted, the fern's."""
+    from robomemory.grounding import instructions
+
+    take = VerbSpec(name="pick_up", arg_kinds=["object"], adds=["held($0)"])
+    move = VerbSpec(
+        name="put_down_to",
+        arg_kinds=["object", "place"],
+        aliases=["move"],
+        needs=["held($0)"],
+        adds=["in($0, $1)"],
+        removes=["held($0)"],
+    )
+    verbs = [v for v in VERBS if v.name not in {"pick_up", "put_down_to"}] + [take, move]
+    task = "Find a plant. First, paint the thing. Then, move it to the green box in the hall."
+    (_, put) = instructions(task, verbs, ["green box", "hall"], referring=True)
+    assert (put.thing, put.rest, put.refers) == (None, ("green box",), True)
+    offered = ["pick_up(green box)", "navigate_to(attic)", "paint(fern)"]
+    space = ActionSpace(verbs=verbs, candidates=[act(a) for a in offered])
+    told = briefed(space, "hall", task=task, seen={"green box": "hall", "fern": "hall"})
+    rows = dict(zip(map(str, told.candidates), told.placed, strict=True))
+    assert rows["pick_up(green box)"] not in {"enables", "instructed", "achieves"}
+    offered = ["pick_up(fern)", "pick_up(green box)", "navigate_to(attic)"]
+    space = ActionSpace(verbs=verbs, candidates=[act(a) for a in offered])
+    painted = briefed(
+        space, "hall", task=task, seen={"green box": "hall", "fern": "hall"}, done=["paint(fern)"]
+    )
+    assert (str(painted.candidates[0]), painted.placed[0]) == ("pick_up(fern)", "enables")
+
+
 def _failing(step: int, action: str, message: str, place: str = "lab", ok: bool = False) -> dict:
     verb, args = action.split("(")[0], [a.strip() for a in action[:-1].split("(")[1].split(",")]
     return {"step": step, "action": action, "verb": verb, "args": [a for a in args if a],

@@ -46,3 +46,32 @@ def test_a_focus_is_irreversible_and_a_teleport_needs_no_door():
     nav = next(v for v in APIS["teleport"] if v.name == "navigate_to")
     assert nav.template == "teleport to {0}" and nav.adds == EFFECTS["navigate_to"][1]
     assert not any("door" in atom for atom in nav.needs)
+
+
+def test_a_thing_to_move_to_a_box_not_here_is_taken_first():
+    """A find task read ("focus on the thing. Then, move it to the red box in the kitchen",
+    the thing named): the box not in view, the move is done carried, so the take leads once
+    the focus is done (with a move that needed nothing held, the take was irrelevant and the
+    robot searched on without the tree)."""
+    from robomemory.core import Action, ActionSpace
+    from robomemory.grounding import Scene, WorldModel, brief
+
+    verbs = [v.spec() for v in APIS["teleport"]]
+    task = "Focus on the apple tree. Then move the apple tree to the red box in the kitchen."
+    offered = ["pick_up(apple tree)", "navigate_to(kitchen)", "look_at(orange)"]
+    candidates = [
+        Action.model_validate({"verb": a.split("(")[0], "args": [a[a.index("(") + 1 : -1]]})
+        for a in offered
+    ]
+    world = WorldModel.model_validate(
+        {
+            "path": [["", "S0", "greenhouse"], ["focus_on(apple tree)", "S1", "greenhouse"]],
+            "done": ["focus_on(apple tree)"],
+            "seen": {"apple tree": "greenhouse", "orange": "greenhouse"},
+        }
+    )
+    briefing = brief(
+        ActionSpace(verbs=verbs, candidates=candidates), world, Scene("greenhouse", (), task)
+    )
+    assert str(briefing.candidates[0]) == "pick_up(apple tree)"
+    assert briefing.placed[0] == "enables"

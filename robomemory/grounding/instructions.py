@@ -146,6 +146,12 @@ def instructions(
         told = _told(verb, raw, at, start + n, end - len(word_list(name)), text, spans, known)
         thing, said = told or (None, "")
         phrase = " ".join(written)
+        if told is not None and not thing:  # "move it to the red box", it not named yet:
+            if referring:  # the box is where it goes, never the thing moved
+                described = _described(text, spans[at[start]]) or said
+                thing = described.split(maxsplit=1)[-1]
+                out.append(Instruction(verb.name, None, phrase, (name,), True, thing))
+            continue
         if thing in {nm for _, nm in known}:  # "take the coin, and put it into the box"
             out.append(Instruction(verb.name, thing, phrase, (name,)))
             continue
@@ -272,13 +278,16 @@ def _told(
     spans: list[int],
     known: list[tuple[list[str], str]],
 ) -> tuple[str, str] | None:
-    """(name, words) of what a pointer before ``begins`` stands for ("put it into the box")."""
+    """(name, words) of what a pointer before ``begins`` stands for ("put it into the box"); the
+    name is "" where it stands for a thing not named yet ("the thing")."""
     between = [w for w in raw[at[first] : at[begins]] if w not in FILLER | LINKS]
     if len(verb.arg_kinds) < 2 or not between or not set(between) <= _POINTERS:
         return None
     said = _head(_antecedent(text, spans[at[first]]))
-    if not said or set(said.split()) <= _REFERS:  # "move it": "the thing", read by the pick
+    if not said:
         return None
+    if set(said.split()) <= _REFERS:  # "move it": "the thing", not named until the pick
+        return "", said
     name = next((nm for seq, nm in known if seq == word_list(said)), said)
     return name, said
 

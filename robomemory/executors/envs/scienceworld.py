@@ -118,7 +118,12 @@ HERE = "at(robot, here)"
 EFFECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "navigate_to": ((HERE, "open(?door)"), ("at(robot, $0)",), (HERE,)),
     "pick_up": ((HERE,), ("held($0)",), ("at($0, here)", "in($0, ?c)", "state($0, connected)")),
-    "put_down_to": ((HERE,), ("in($0, $1)",), ("held($0)", "in($0, ?c)", "state($0, connected)")),
+    # a thing moves to a container in another room only carried: held is what always works
+    "put_down_to": (
+        (HERE, "held($0)"),
+        ("in($0, $1)",),
+        ("held($0)", "in($0, ?c)", "state($0, connected)"),
+    ),
     "drop": (("held($0)",), ("at($0, here)",), ("held($0)", "state($0, connected)")),
     "open": (("closed($0)",), ("open($0)",), ("closed($0)",)),
     "close": (("open($0)",), ("closed($0)",), ("open($0)",)),
