@@ -108,6 +108,15 @@ def test_a_short_answer_of_the_world_is_its_own_summary():
     assert perceive_node.verbatim_summary("   ", "kitchen") is None
 
 
+def test_a_step_summed_up_without_a_model_names_the_place_and_what_is_here():
+    names = ["fridge", "oven", "yellow apple"]
+    line = perceive_node.seen_summary("A long room.\n\nYou see a fridge.", "kitchen", names)
+    assert line == "In kitchen: fridge, oven, yellow apple"
+    assert perceive_node.seen_summary("You see  nothing.", None, []) == "You see nothing."
+    many = perceive_node.seen_summary("", "kitchen", [f"thing {i}" for i in range(40)])
+    assert len(many) <= perceive.SUMMARY_CHARS and many.startswith("In kitchen: thing 0")
+
+
 def test_a_summary_cut_at_its_bound_ends_on_a_whole_word():
     cut = (
         "The robot is in the kitchen, with a fridge, an oven, a table, a counter, a stove, "

@@ -81,7 +81,9 @@ def test_the_planner_chooses_only_among_what_the_table_leaves_open(agent_config,
         assert len({r for r in rows if r not in open_words}) <= 1
 
 
-def test_steps_the_table_decides_ask_no_queries_and_compress_nothing(agent_config, make_agent):
+def test_steps_the_table_decides_ask_no_queries_summaries_or_compression(
+    agent_config, make_agent
+):
     agent_config.max_steps = 20
     agent_config.memory.temporal.capacity = 2  # a compression is due at most steps
     llm = first_candidate_llm()
@@ -94,7 +96,7 @@ def test_steps_the_table_decides_ask_no_queries_and_compress_nothing(agent_confi
     decided = [t for t in result.trajectory[1:] if t["plan_reason"].startswith("table:")]
     planned = [t for t in result.trajectory[1:] if "Plan" in asked(t)]
     assert result.success and decided and planned
-    assert not any({"MemoryQueries", "TemporalSummary"} & asked(t) for t in decided)
+    assert not any({"MemoryQueries", "StepSummary", "TemporalSummary"} & asked(t) for t in decided)
     # what waited is compressed where a planner reads it: its memory is back within N entries
     assert any("TemporalSummary" in asked(t) for t in planned)
     assert all(t["recall_text"]["temporal"].count("\n- ") < 2 for t in planned)

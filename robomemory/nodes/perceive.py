@@ -38,8 +38,12 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     moved = bool(trajectory) and trajectory[-1].get("place") != obs.place
     previous = state.get("queries") or []
     kept = kept_queries(previous, verbatim is not None, moved, task, first=not trajectory)
-    if not kept and table_decides_now(run.ctx, state):  # no model reads new queries this step
+    # where the table takes the step, no model reads this step's queries or summary now
+    decided = (not kept or verbatim is None) and table_decides_now(run.ctx, state)
+    if not kept and decided:
         kept = previous or [task]
+    if verbatim is None and decided:
+        verbatim = seen_summary(obs.text, obs.place, obs.names)
 
     def summarize(_: object) -> str:
         if verbatim is not None:  # a short answer of the world is its own summary
@@ -106,6 +110,14 @@ def verbatim_summary(observation: str, place: str | None = None) -> str | None:
     text = " ".join(observation.split())
     line = f"In {place}: {text}" if place else text
     return line if text and len(line) <= VERBATIM_CHARS else None
+
+
+def seen_summary(observation: str, place: str | None, names: list[str]) -> str:
+    """The step summary without a model: the place and the names the world says are here, or
+    the answer's start where it names none, at most SUMMARY_CHARS."""
+    text = ", ".join(names) if names else " ".join(observation.split())
+    line = f"In {place}: {text}" if place else text
+    return whole_words(line[: SUMMARY_CHARS + 1]) or "no observation"
 
 
 def whole_words(summary: str) -> str:
