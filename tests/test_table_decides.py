@@ -81,9 +81,7 @@ def test_the_planner_chooses_only_among_what_the_table_leaves_open(agent_config,
         assert len({r for r in rows if r not in open_words}) <= 1
 
 
-def test_steps_the_table_decides_ask_no_queries_summaries_or_compression(
-    agent_config, make_agent
-):
+def test_steps_the_table_decides_ask_no_queries_summaries_or_compression(agent_config, make_agent):
     agent_config.max_steps = 20
     agent_config.memory.temporal.capacity = 2  # a compression is due at most steps
     llm = first_candidate_llm()
