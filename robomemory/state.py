@@ -96,6 +96,9 @@ class AgentState(TypedDict, total=False):
     """The plan's next step to run."""
     plan_reason: str
     """Why the plan is what it is: the table's row, or the fallback's reason."""
+    table_next: bool
+    """Foreseen after each act: the table will take the next step's action with no model call
+    (ground.table_decides_now), so no model reads that step's queries, summary or compression."""
     briefing: dict[str, Any]
     """What the ground node told planner and critic this step (Briefing.model_dump())."""
     readings: dict[str, str]

@@ -150,7 +150,9 @@ def test_the_graph_builds_one_briefing_a_step(agent_config, make_agent, monkeypa
     agent_config.max_steps = 3
     agent = make_agent(agent_config, TextWorldExecutor(bundled_game("cooking_1room")), llm)
     result = agent.run(thread_id="brief")
-    assert result.steps == 3 and len(built) == 3 == result.usage["ground"]["runs"]
+    # ground's one a step (the planner and the critic share it), and after each act but the
+    # last the next step's foresight (whether the table takes it)
+    assert result.steps == 3 == result.usage["ground"]["runs"] and len(built) == 3 + 2
     state = agent.state("brief")
     assert WorldModel.model_validate(state["world"]).path[0][0] == ""
     assert len(WorldModel.model_validate(state["world"]).path) == 4  # the start and 3 steps

@@ -17,12 +17,14 @@ from robomemory.core import Action, ActionResult, ActionSpace, Observation, Outc
 from robomemory.episode import StepRecord, episode_end, trajectory_step
 from robomemory.grounding import WorldModel
 from robomemory.nodes.common import NodeRun, learned_space, text_limits
+from robomemory.nodes.ground import table_decides_now
 from robomemory.state import (
     AgentState,
     briefing_of,
     current_plan,
     observation_of,
     observed_of,
+    recent_window,
     world_model,
 )
 
@@ -89,6 +91,9 @@ def executor(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     end = episode_end(action, result, step, run.ctx.config.max_steps)
     if end is not None:
         update |= {"done": True, "end_reason": end.reason, "success": end.success}
+    else:  # foreseen once for the next step's perception and temporal memory
+        after = {**state, **update, "trajectory": recent_window(state.get("trajectory"), [item])}
+        update["table_next"] = table_decides_now(run.ctx, after)
     return run.finish(update)
 
 

@@ -64,9 +64,10 @@ def step_briefing(
 
 
 def table_decides_now(ctx: AgentContext, state: AgentState) -> bool:
-    """Whether the table will take this step's action with no model call, foreseen at the
-    step's start from the readings and recall of the step before. The query generator and the
-    temporal compression then wait: what they make is read only by the planner and the critic."""
+    """Whether the table will take the step's action with no model call, foreseen from
+    ``state`` as the act before left it (its readings and recall). The query generator, the step
+    summarizer and the temporal compression then wait: only the planner and the critic read
+    what they make."""
     config = ctx.config
     if not config.table_decides or config.min_plan_len > 1:
         return False

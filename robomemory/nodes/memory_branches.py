@@ -20,7 +20,6 @@ from robomemory.memory.spatial import render_triples
 from robomemory.memory.spatial_algorithm import make_triple
 from robomemory.memory.temporal import step_line
 from robomemory.nodes.common import NodeRun
-from robomemory.nodes.ground import table_decides_now
 from robomemory.nodes.perceive import verbatim_summary
 from robomemory.state import AgentState, observation_of
 
@@ -34,7 +33,7 @@ def temporal(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     entry = temporal_entry(state["summary"], trajectory[-1] if trajectory else None)
     buffer = list(state.get("temporal") or [])
     early = compressed_for(state.get("compressed"), buffer)
-    wait = early is None and module.due(buffer) and table_decides_now(run.ctx, state)
+    wait = early is None and bool(state.get("table_next"))
     buffer = module.update(buffer, entry, run.llm, compressed=early, wait=wait)
     return run.finish({"temporal": buffer, "recalled": {"temporal": module.render(buffer)}})
 
@@ -49,7 +48,7 @@ def temporal_compress(state: AgentState, runtime: Runtime[AgentContext]) -> dict
     buffer = list(state.get("temporal") or [])
     if not run.ctx.config.memory.temporal.enabled or not module.due(buffer):
         return run.finish({"compressed": None})
-    if table_decides_now(run.ctx, state):  # waits for a step whose planner reads it
+    if state.get("table_next"):  # waits for a step whose planner reads it
         return run.finish({"compressed": None})
     summary = module.compress(buffer, run.llm)
     return run.finish({"compressed": {"of": buffer_key(buffer), "summary": summary}})

@@ -8,7 +8,6 @@ from langgraph.runtime import Runtime
 from robomemory.context import AgentContext
 from robomemory.core import task_view
 from robomemory.nodes.common import NodeRun
-from robomemory.nodes.ground import table_decides_now
 from robomemory.prompts.perceive import (
     QUERY_CHARS,
     QUERY_SYSTEM,
@@ -39,7 +38,7 @@ def perceive(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     previous = state.get("queries") or []
     kept = kept_queries(previous, verbatim is not None, moved, task, first=not trajectory)
     # where the table takes the step, no model reads this step's queries or summary now
-    decided = (not kept or verbatim is None) and table_decides_now(run.ctx, state)
+    decided = bool(state.get("table_next"))
     if not kept and decided:
         kept = previous or [task]
     if verbatim is None and decided:

@@ -48,6 +48,7 @@ def start(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             "in_view": {"semantic": [], "episodic": []},
             "plan": [],
             "plan_index": 0,
+            "table_next": False,
             "replans": 0,
             "readings": {},
             "verdict": None,
